@@ -1,0 +1,57 @@
+// eigen_operand: an Eigen expression seen as column-major storage (pointer, rows, columns, leading dimension,
+// transposed or not), evaluated into a temporary only when it has no such storage.
+#pragma once
+
+#include <Eigen/Core>
+#include <algorithm>
+
+namespace tilegemm::detail {
+
+template <class Scalar, class Pointer = const Scalar*>
+struct HostOperand {
+  Pointer data = nullptr;     // first element of the storage
+  Eigen::Index rows = 0;      // rows and columns of the storage, read column-major with leading dimension ld;
+  Eigen::Index cols = 0;      // the operand is that matrix, or its transpose when `transposed`
+  Eigen::Index ld = 1;
+  bool transposed = false;
+};
+
+template <class Derived>
+inline constexpr bool has_direct_access = (Eigen::internal::traits<Derived>::Flags & Eigen::DirectAccessBit) != 0;
+
+// The storage behind `x` when it is dense with unit inner stride: row-major storage is the column-major
+// storage of the transpose. Returns false (and leaves `out` alone) when `x` must be evaluated first.
+template <class Derived, class Pointer>
+bool direct_storage(Derived& x, HostOperand<typename Derived::Scalar, Pointer>& out) {
+  if constexpr (has_direct_access<Derived>) {
+    if (x.innerStride() != 1) return false;
+    const bool row_major = Derived::IsRowMajor;
+    out.data = x.data();
+    out.rows = row_major ? x.cols() : x.rows();
+    out.cols = row_major ? x.rows() : x.cols();
+    out.ld = out.cols <= 1 ? std::max<Eigen::Index>(out.rows, 1) : x.outerStride();  // one column: never used
+    out.transposed = row_major;
+    return true;
+  } else {
+    return false;
+  }
+}
+
+// A read-only operand; `evaluated` owns the values of expressions without direct storage (sums, products...).
+template <class Scalar>
+struct InputOperand : HostOperand<Scalar> {
+  Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> evaluated;
+};
+
+template <class Derived>
+void describe_input(const Eigen::MatrixBase<Derived>& x, InputOperand<typename Derived::Scalar>& out) {
+  if (direct_storage(x.derived(), static_cast<HostOperand<typename Derived::Scalar>&>(out))) return;
+  out.evaluated = x;
+  out.data = out.evaluated.data();
+  out.rows = out.evaluated.rows();
+  out.cols = out.evaluated.cols();
+  out.ld = std::max<Eigen::Index>(out.rows, 1);
+  out.transposed = false;
+}
+
+}  // namespace tilegemm::detail

@@ -1,0 +1,176 @@
+// gpu_gemm: the Eigen front end, C = A * B (or C = alpha * A * B + beta * C) on an OpenCL device.
+#pragma once
+
+#include <Eigen/Core>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "default_config.hpp"
+#include "eigen_operand.hpp"
+#include "error.hpp"
+#include "gemm.hpp"
+#include "opencl.hpp"
+#include "queue.hpp"
+#include "scalar.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+inline std::string shape(Eigen::Index rows, Eigen::Index cols) {
+  return std::to_string(rows) + "x" + std::to_string(cols);
+}
+
+// A dense rows x cols device copy of a host operand, filled from its (possibly strided) storage without
+// a host-side copy; `fill` false leaves it unwritten.
+template <class Scalar, class Pointer>
+cl::Buffer to_device(const cl::CommandQueue& queue, const HostOperand<Scalar, Pointer>& host, bool fill = true) {
+  cl_int status = CL_SUCCESS;
+  const std::size_t column_bytes = sizeof(Scalar) * host.rows;
+  cl::Buffer buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE, column_bytes * host.cols, nullptr, &status);
+  check(status, "clCreateBuffer");
+  if (!fill) return buffer;
+  if (host.ld == host.rows) {
+    check(queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, column_bytes * host.cols, host.data), "clEnqueueWriteBuffer");
+  } else {
+    check(queue.enqueueWriteBufferRect(buffer, CL_TRUE, {0, 0, 0}, {0, 0, 0},
+                                       {column_bytes, static_cast<std::size_t>(host.cols), 1}, column_bytes, 0,
+                                       sizeof(Scalar) * host.ld, 0, host.data),
+          "clEnqueueWriteBufferRect");
+  }
+  return buffer;
+}
+
+// Reads a dense device matrix back into the (possibly strided) storage of `host`, touching nothing between columns.
+template <class Scalar>
+void from_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, const HostOperand<Scalar, Scalar*>& host,
+                 const std::vector<cl::Event>& wait) {
+  const std::size_t column_bytes = sizeof(Scalar) * host.rows;
+  if (host.ld == host.rows) {
+    check(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, column_bytes * host.cols, host.data, &wait),
+          "clEnqueueReadBuffer");
+  } else {
+    check(queue.enqueueReadBufferRect(buffer, CL_TRUE, {0, 0, 0}, {0, 0, 0},
+                                      {column_bytes, static_cast<std::size_t>(host.cols), 1}, column_bytes, 0,
+                                      sizeof(Scalar) * host.ld, 0, host.data, &wait),
+          "clEnqueueReadBufferRect");
+  }
+}
+
+// C = alpha * op(A) * op(B) + beta * C where C is column-major storage (c.transposed is false).
+template <class Config, class Scalar>
+void multiply_on_device(const cl::CommandQueue& queue, const HostOperand<Scalar>& a, const HostOperand<Scalar>& b,
+                        const HostOperand<Scalar, Scalar*>& c, Scalar alpha, Scalar beta) {
+  const cl::Buffer device_a = to_device(queue, a);
+  const cl::Buffer device_b = to_device(queue, b);
+  const cl::Buffer device_c = to_device(queue, c, beta != Scalar(0));
+  const Eigen::Index k = a.transposed ? a.rows : a.cols;
+  const cl::Event done = gemm<Config>(queue, a.transposed ? Transpose::yes : Transpose::no,
+                                      b.transposed ? Transpose::yes : Transpose::no, c.rows, c.cols, k, alpha, device_a,
+                                      0, a.rows, device_b, 0, b.rows, beta, device_c, 0, c.rows);
+  from_device(queue, device_c, c, {done});
+}
+
+template <class DA, class DB>
+void check_scalars() {
+  using Scalar = typename DA::Scalar;
+  require_supported_scalar<Scalar>();
+  static_assert(std::is_same_v<Scalar, typename DB::Scalar>,
+                "tilegemm::gpu_gemm: A and B must have the same scalar type; cast one with .cast<T>().");
+}
+
+}  // namespace detail
+
+// c = alpha * a * b + beta * c on the device of `queue`, for any dense Eigen operands: transposed views,
+// blocks, strided Maps and row-major matrices are read in place; other expressions are evaluated first.
+// c is any writable dense expression (matrix, block, Map); when beta is zero it is not read (NaN is ignored).
+template <class Config = AutoConfig, class DA, class DB, class DC>
+void gpu_gemm(const cl::CommandQueue& queue, const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b,
+              Eigen::MatrixBase<DC>& c, typename DA::Scalar alpha, typename DA::Scalar beta) {
+  using Scalar = typename DA::Scalar;
+  detail::check_scalars<DA, DB>();
+  static_assert(std::is_same_v<Scalar, typename DC::Scalar>,
+                "tilegemm::gpu_gemm: C must have the scalar type of A and B.");
+  static_assert((Eigen::internal::traits<DC>::Flags & Eigen::LvalueBit) != 0,
+                "tilegemm::gpu_gemm: C must be writable (a Matrix, a block of one or a Map of non-const data).");
+  if (a.cols() != b.rows()) {
+    throw std::invalid_argument("tilegemm::gpu_gemm: cannot multiply A (" + detail::shape(a.rows(), a.cols()) +
+                                ") by B (" + detail::shape(b.rows(), b.cols()) +
+                                "): the columns of A must equal the rows of B.");
+  }
+  if (c.rows() != a.rows() || c.cols() != b.cols()) {
+    throw std::invalid_argument("tilegemm::gpu_gemm: C is " + detail::shape(c.rows(), c.cols()) +
+                                " but A * B, with A " + detail::shape(a.rows(), a.cols()) + " and B " +
+                                detail::shape(b.rows(), b.cols()) + ", is " + detail::shape(a.rows(), b.cols()) + ".");
+  }
+  if (c.size() == 0) return;
+  if (a.cols() == 0 || alpha == Scalar(0)) {  // C = beta * C, without reading C when beta is zero
+    if (beta == Scalar(0)) {
+      c.setZero();
+    } else {
+      c *= beta;
+    }
+    return;
+  }
+  detail::HostOperand<Scalar, Scalar*> storage_c;
+  if (!detail::direct_storage(c.derived(), storage_c)) {  // e.g. a Map with an inner stride: go through a copy
+    Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> result(c.rows(), c.cols());
+    if (beta != Scalar(0)) result = c;
+    gpu_gemm<Config>(queue, a, b, result, alpha, beta);
+    c = result;
+    return;
+  }
+  detail::InputOperand<Scalar> storage_a, storage_b;
+  detail::describe_input(a, storage_a);
+  detail::describe_input(b, storage_b);
+  detail::translate_cl_errors([&] {
+    if (storage_c.transposed) {  // row-major C: its storage is C^T = B^T * A^T, column-major
+      storage_a.transposed = !storage_a.transposed;
+      storage_b.transposed = !storage_b.transposed;
+      storage_c.transposed = false;
+      detail::multiply_on_device<Config>(queue, storage_b, storage_a, storage_c, alpha, beta);
+    } else {
+      detail::multiply_on_device<Config>(queue, storage_a, storage_b, storage_c, alpha, beta);
+    }
+  });
+}
+
+// The same on the device TILEGEMM_DEVICE chooses.
+template <class Config = AutoConfig, class DA, class DB, class DC>
+void gpu_gemm(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b, Eigen::MatrixBase<DC>& c,
+              typename DA::Scalar alpha, typename DA::Scalar beta) {
+  gpu_gemm<Config>(default_queue(), a, b, c, alpha, beta);
+}
+
+// Temporaries such as c.block(...) or c.col(j) as the destination.
+template <class Config = AutoConfig, class DA, class DB, class DC>
+void gpu_gemm(const cl::CommandQueue& queue, const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b,
+              Eigen::MatrixBase<DC>&& c, typename DA::Scalar alpha, typename DA::Scalar beta) {
+  gpu_gemm<Config>(queue, a, b, c, alpha, beta);
+}
+template <class Config = AutoConfig, class DA, class DB, class DC>
+void gpu_gemm(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b, Eigen::MatrixBase<DC>&& c,
+              typename DA::Scalar alpha, typename DA::Scalar beta) {
+  gpu_gemm<Config>(default_queue(), a, b, c, alpha, beta);
+}
+
+// The product a * b as a new column-major matrix, computed on the device of `queue`.
+template <class Config = AutoConfig, class DA, class DB>
+Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic> gpu_gemm(const cl::CommandQueue& queue,
+                                                                             const Eigen::MatrixBase<DA>& a,
+                                                                             const Eigen::MatrixBase<DB>& b) {
+  detail::check_scalars<DA, DB>();
+  Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic> c(a.rows(), b.cols());
+  gpu_gemm<Config>(queue, a, b, c, typename DA::Scalar(1), typename DA::Scalar(0));
+  return c;
+}
+
+// The product a * b on the device TILEGEMM_DEVICE chooses: write C = tilegemm::gpu_gemm(A, B) for C = A * B.
+template <class Config = AutoConfig, class DA, class DB>
+Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic> gpu_gemm(const Eigen::MatrixBase<DA>& a,
+                                                                             const Eigen::MatrixBase<DB>& b) {
+  return gpu_gemm<Config>(default_queue(), a, b);
+}
+
+}  // namespace tilegemm

@@ -1,0 +1,81 @@
+// kernel_text: the OpenCL C sources of a GEMM kernel, with its parameters baked into a compile-time preamble.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "fixed_string.hpp"
+#include "fnv1a.hpp"
+#include "kernels/common.hpp"
+#include "kernels/local_tiles.hpp"
+#include "kernels/naive.hpp"
+#include "kernels/register_blocking.hpp"
+#include "kernels/support.hpp"
+#include "kernels/wide_types.hpp"
+#include "scalar.hpp"
+#include "tile_config.hpp"
+
+namespace tilegemm::detail {
+
+// A program's sources, the kernel to run from it and the key under which the compiled program is cached.
+struct ProgramText {
+  std::string_view preamble;
+  std::string_view common;
+  std::string_view body;
+  const char* kernel_name;
+  std::uint64_t key;
+};
+
+inline constexpr char build_options[] = "";
+
+constexpr std::uint64_t program_key(std::string_view preamble, std::string_view common, std::string_view body) {
+  return fnv1a(build_options, fnv1a(body, fnv1a(common, fnv1a(preamble))));
+}
+
+template <Family F>
+constexpr std::string_view family_source() {
+  if constexpr (F == Family::naive) return naive_kernel_source;
+  if constexpr (F == Family::local_tiles) return local_tiles_kernel_source;
+  if constexpr (F == Family::wide_types) return wide_types_kernel_source;
+  if constexpr (F == Family::register_blocking) return register_blocking_kernel_source;
+}
+
+template <Family F>
+constexpr const char* family_kernel_name() {
+  if constexpr (F == Family::naive) return naive_kernel_name;
+  if constexpr (F == Family::local_tiles) return local_tiles_kernel_name;
+  if constexpr (F == Family::wide_types) return wide_types_kernel_name;
+  if constexpr (F == Family::register_blocking) return register_blocking_kernel_name;
+}
+
+// The preamble that turns a TileConfig, a scalar type and the transpose flags into OpenCL C #defines.
+// Kernels on packed operands ignore the transposes, so they are always built with TRANS_A = TRANS_B = 0.
+template <class Config, class Scalar, bool TransA, bool TransB>
+inline constexpr auto gemm_preamble =
+    scalar_preamble<Scalar, Config::VW>() + define_line<Config::TSM>("TSM") + define_line<Config::TSN>("TSN") +
+    define_line<Config::TSK>("TSK") + define_line<Config::WPTM>("WPTM") + define_line<Config::WPTN>("WPTN") +
+    define_line<Config::VW>("VW") + define_line<Config::threads_m>("THREADS_M") +
+    define_line<Config::threads_n>("THREADS_N") + define_line<Config::threads>("THREADS") +
+    define_line<Config::loads_a>("LOADS_A") + define_line<Config::loads_b>("LOADS_B") +
+    define_line<TransA && !Config::packed_operands>("TRANS_A") +
+    define_line<TransB && !Config::packed_operands>("TRANS_B");
+
+template <class Config, class Scalar, bool TransA, bool TransB>
+constexpr ProgramText gemm_program_text() {
+  constexpr std::string_view preamble = gemm_preamble<Config, Scalar, TransA, TransB>.view();
+  constexpr std::string_view body = family_source<Config::family>();
+  return {preamble, common_kernel_source, body, family_kernel_name<Config::family>(),
+          program_key(preamble, common_kernel_source, body)};
+}
+
+// The support kernels (packing, scaling C) for one scalar type; kernel_name is filled in by the caller.
+template <class Scalar>
+inline constexpr auto support_preamble = scalar_preamble<Scalar, 1>();
+
+template <class Scalar>
+constexpr ProgramText support_program_text(const char* kernel_name) {
+  constexpr std::string_view preamble = support_preamble<Scalar>.view();
+  return {preamble, "", support_kernel_source, kernel_name, program_key(preamble, "", support_kernel_source)};
+}
+
+}  // namespace tilegemm::detail

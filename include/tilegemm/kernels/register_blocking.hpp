@@ -1,0 +1,62 @@
+// kernels/register_blocking: families 5, 6 and 7, WPTM x WPTN blocks of C in registers per work-item.
+#pragma once
+
+namespace tilegemm::detail {
+
+inline constexpr char register_blocking_kernel_name[] = "gemm_register_blocking";
+inline constexpr char register_blocking_kernel_source[] = R"CLC(
+// Reads packed operands: A is M-contiguous and B N-contiguous (B transposed), both zero-padded to whole tiles,
+// addressed in vectors of VW (offsets and leading dimensions too). K is the padded depth, a multiple of TSK.
+// Work-item (tm, tn) computes rows tm + i * THREADS_M and columns tn + j * THREADS_N of the tile, so that
+// neighbouring work-items read neighbouring words of local memory and write neighbouring elements of C.
+__kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
+void gemm_register_blocking(const int M, const int N, const int K, const real alpha, const real beta,
+                            __global const realV* restrict A, const int a_offset, const int lda,
+                            __global const realV* restrict B, const int b_offset, const int ldb,
+                            __global real* C, const int c_offset, const int ldc) {
+  const int tm = get_local_id(0);
+  const int tn = get_local_id(1);
+  const int tid = tn * THREADS_M + tm;
+  const int tile_m = TSM * get_group_id(0);
+  const int tile_n = TSN * get_group_id(1);
+  A += a_offset + tile_m / VW;
+  B += b_offset + tile_n / VW;
+  C += c_offset;
+
+  __local real Asub[TSK][TSM];  // Asub[k][m]
+  __local real Bsub[TSK][TSN];  // Bsub[k][n]
+  real acc[WPTM][WPTN];
+  for (int i = 0; i < WPTM; ++i)
+    for (int j = 0; j < WPTN; ++j) acc[i][j] = 0;
+
+  for (int k0 = 0; k0 < K; k0 += TSK) {
+    for (int l = 0; l < LOADS_A; ++l) {
+      const int id = l * THREADS + tid;
+      const int k = id / (TSM / VW);
+      const int v = id % (TSM / VW);
+      STOREV(A[(k0 + k) * lda + v], &Asub[k][v * VW]);
+    }
+    for (int l = 0; l < LOADS_B; ++l) {
+      const int id = l * THREADS + tid;
+      const int k = id / (TSN / VW);
+      const int v = id % (TSN / VW);
+      STOREV(B[(k0 + k) * ldb + v], &Bsub[k][v * VW]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < TSK; ++k) {
+      real b[WPTN];
+      for (int j = 0; j < WPTN; ++j) b[j] = Bsub[k][tn + j * THREADS_N];
+      for (int i = 0; i < WPTM; ++i) {
+        const real a = Asub[k][tm + i * THREADS_M];
+        for (int j = 0; j < WPTN; ++j) acc[i][j] += a * b[j];
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+
+  for (int i = 0; i < WPTM; ++i)
+    for (int j = 0; j < WPTN; ++j) STORE_C(tile_m + tm + i * THREADS_M, tile_n + tn + j * THREADS_N, acc[i][j]);
+}
+)CLC";
+
+}  // namespace tilegemm::detail

@@ -1,0 +1,50 @@
+// kernels/support: the helper kernels around a product: packing operands into padded tiles, and C = beta * C.
+#pragma once
+
+namespace tilegemm::detail {
+
+inline constexpr char pack_kernel_name[] = "pack_operand";
+inline constexpr char scale_kernel_name[] = "scale_c";
+inline constexpr int pack_tile = 16;  // the pack kernel's work-group is pack_tile x pack_tile
+
+inline constexpr char support_kernel_source[] = R"CLC(
+#define PACK_TILE 16
+
+// Copies an operand into the layout the packed kernels read: dst[i * outer_padded + o] for the outer index o
+// (m of A, n of B) and the inner index i (k), zero outside the outer x inner operand. The source is read
+// column-major with leading dimension ld, contiguous along o when outer_contiguous is set and along i otherwise;
+// a tile in local memory keeps both the reads and the writes coalesced.
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
+void pack_operand(const int outer, const int inner, const int outer_contiguous,
+                  __global const real* restrict src, const int src_offset, const int ld,
+                  const int outer_padded, const int inner_padded, __global real* restrict dst) {
+  __local real tile[PACK_TILE][PACK_TILE + 1];  // tile[i - i0][o - o0]; the +1 avoids bank conflicts
+  const int x = get_local_id(0);
+  const int y = get_local_id(1);
+  const int o0 = get_group_id(0) * PACK_TILE;
+  const int i0 = get_group_id(1) * PACK_TILE;
+  src += src_offset;
+  if (outer_contiguous) {
+    const int o = o0 + x, i = i0 + y;
+    tile[y][x] = (o < outer && i < inner) ? src[o + i * ld] : (real)0;
+  } else {
+    const int o = o0 + y, i = i0 + x;
+    tile[x][y] = (o < outer && i < inner) ? src[i + o * ld] : (real)0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (o0 + x < outer_padded && i0 + y < inner_padded) dst[(i0 + y) * outer_padded + o0 + x] = tile[y][x];
+}
+
+// C = beta * C for the M x N matrix C; C is not read when beta is zero.
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
+void scale_c(const int M, const int N, const real beta, __global real* C, const int c_offset, const int ldc) {
+  const int m = get_global_id(0);
+  const int n = get_global_id(1);
+  if (m < M && n < N) {
+    C += c_offset;
+    C[m + n * ldc] = beta == (real)0 ? (real)0 : beta * C[m + n * ldc];
+  }
+}
+)CLC";
+
+}  // namespace tilegemm::detail

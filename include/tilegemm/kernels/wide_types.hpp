@@ -1,0 +1,52 @@
+// kernels/wide_types: family 4, vector types for loads and arithmetic, VW rows of C per work-item.
+#pragma once
+
+namespace tilegemm::detail {
+
+inline constexpr char wide_types_kernel_name[] = "gemm_wide_types";
+inline constexpr char wide_types_kernel_source[] = R"CLC(
+// Reads packed operands: A is M-contiguous and B N-contiguous (B transposed), both zero-padded to whole tiles,
+// addressed in vectors of VW (offsets and leading dimensions too). K is the padded depth, a multiple of TSK.
+// Each work-item holds a vector of VW consecutive rows of one column of C and updates it with one vector
+// multiply-add per step of k.
+__kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
+void gemm_wide_types(const int M, const int N, const int K, const real alpha, const real beta,
+                     __global const realV* restrict A, const int a_offset, const int lda,
+                     __global const realV* restrict B, const int b_offset, const int ldb,
+                     __global real* C, const int c_offset, const int ldc) {
+  const int tm = get_local_id(0);
+  const int tn = get_local_id(1);
+  const int tid = tn * THREADS_M + tm;
+  const int tile_m = TSM * get_group_id(0);
+  const int tile_n = TSN * get_group_id(1);
+  A += a_offset + tile_m / VW;
+  B += b_offset + tile_n / VW;
+  C += c_offset;
+
+  __local realV Asub[TSK][TSM / VW];  // Asub[k][m / VW]
+  __local real Bsub[TSK][TSN];        // Bsub[k][n]
+  realV acc = 0;
+
+  for (int k0 = 0; k0 < K; k0 += TSK) {
+    for (int l = 0; l < LOADS_A; ++l) {
+      const int id = l * THREADS + tid;
+      Asub[id / (TSM / VW)][id % (TSM / VW)] = A[(k0 + id / (TSM / VW)) * lda + id % (TSM / VW)];
+    }
+    for (int l = 0; l < LOADS_B; ++l) {
+      const int id = l * THREADS + tid;
+      const int k = id / (TSN / VW);
+      const int v = id % (TSN / VW);
+      STOREV(B[(k0 + k) * ldb + v], &Bsub[k][v * VW]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < TSK; ++k) acc += Asub[k][tm] * Bsub[k][tn];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+
+  real rows[VW];
+  STOREV(acc, rows);
+  for (int i = 0; i < VW; ++i) STORE_C(tile_m + tm * VW + i, tile_n + tn, rows[i]);
+}
+)CLC";
+
+}  // namespace tilegemm::detail

@@ -1,0 +1,71 @@
+// launch: creating a kernel from a cached program, checking it against the device, setting arguments, enqueueing.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "device_limits.hpp"
+#include "error.hpp"
+#include "kernel_text.hpp"
+#include "opencl.hpp"
+#include "program_cache.hpp"
+
+namespace tilegemm::detail {
+
+inline std::size_t round_up(std::size_t value, std::size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+// Throws tilegemm::Error before anything is built when a work-group of the given shape cannot run on the device.
+inline void check_work_group(const DeviceLimits& device, const std::string& what, std::size_t threads_m,
+                             std::size_t threads_n, std::size_t local_bytes) {
+  const std::size_t threads = threads_m * threads_n;
+  if (threads > device.max_work_group_size || device.max_work_item_sizes.size() < 2 ||
+      threads_m > device.max_work_item_sizes[0] || threads_n > device.max_work_item_sizes[1]) {
+    throw Error(CL_INVALID_WORK_GROUP_SIZE,
+                "tilegemm: " + what + " needs work-groups of " + std::to_string(threads_m) + " x " +
+                    std::to_string(threads_n) + " work-items, more than " + device.name + " allows (" +
+                    std::to_string(device.max_work_group_size) +
+                    " in all). Choose a TileConfig with fewer work-items (larger WPTM/WPTN or smaller tiles).");
+  }
+  if (local_bytes > device.local_memory_bytes) {
+    throw Error(CL_OUT_OF_RESOURCES, "tilegemm: " + what + " needs " + std::to_string(local_bytes) +
+                                         " bytes of local memory per work-group but " + device.name + " has " +
+                                         std::to_string(device.local_memory_bytes) +
+                                         ". Choose a TileConfig with smaller TSK, TSM or TSN.");
+  }
+}
+
+// A fresh kernel object for one call: kernel objects are not shared between threads, since clSetKernelArg on a
+// shared one is not thread-safe.
+inline cl::Kernel make_kernel(const cl::CommandQueue& queue, const ProgramText& text, std::size_t threads) {
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const cl::Device device = queue.getInfo<CL_QUEUE_DEVICE>();
+  const cl::Program program = ProgramCache::instance().program(context, device, text);
+  cl_int status = CL_SUCCESS;
+  cl::Kernel kernel(program, text.kernel_name, &status);
+  check(status, "clCreateKernel");
+  std::size_t allowed = 0;
+  check(kernel.getWorkGroupInfo(device, CL_KERNEL_WORK_GROUP_SIZE, &allowed), "clGetKernelWorkGroupInfo");
+  if (threads > allowed) {
+    throw Error(CL_INVALID_WORK_GROUP_SIZE, std::string("tilegemm: the compiled kernel ") + text.kernel_name +
+                                                " runs at most " + std::to_string(allowed) + " work-items per group on " +
+                                                device_limits(device).name + ", but its configuration needs " +
+                                                std::to_string(threads) + ". Choose a TileConfig with fewer work-items.");
+  }
+  return kernel;
+}
+
+template <class... Args>
+void set_args(cl::Kernel& kernel, const Args&... args) {
+  cl_uint index = 0;
+  (check(kernel.setArg(index++, args), "clSetKernelArg"), ...);
+}
+
+inline cl::Event enqueue(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
+                         const cl::NDRange& local, const std::vector<cl::Event>& wait) {
+  cl::Event done;
+  check(queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, local, wait.empty() ? nullptr : &wait, &done),
+        "clEnqueueNDRangeKernel");
+  return done;
+}
+
+}  // namespace tilegemm::detail
