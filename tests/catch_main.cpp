@@ -1,0 +1,3 @@
+// catch_main: Catch2 v2's main(), compiled once for all test executables.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
