@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <tuple>
 
 #include "device_limits.hpp"
@@ -10,7 +11,9 @@
 namespace tilegemm {
 
 // Passed as the Config of gemm/gpu_gemm (and its default): choose a configuration per device and shape.
-struct AutoConfig {};
+struct AutoConfig {
+  static std::string name() { return "auto"; }
+};
 
 namespace detail {
 

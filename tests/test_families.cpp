@@ -1,0 +1,160 @@
+// test_families: every kernel family and configuration, float and double, through the BLAS-style core on
+// cl::Buffers: shapes that are not multiples of the tiles, all four transposes, offsets and padded leading
+// dimensions, alpha and beta (beta = 0 with NaN in C), compared with a double-precision reference.
+#include <tilegemm/tilegemm.hpp>
+#include <vector>
+
+#include "catch.hpp"
+#include "reference.hpp"
+
+namespace {
+
+using tilegemm::Transpose;
+using tilegemm_test::Matrix;
+
+struct Shape {
+  int m, n, k;
+};
+
+// Shapes that cross tile edges: single elements, primes, K = 1, tall-skinny, wide, K much larger than M and N.
+const std::vector<Shape> small_shapes = {{1, 1, 1},   {7, 7, 7},     {61, 129, 7}, {129, 61, 1},  {1, 129, 61},
+                                         {130, 3, 61}, {3, 130, 61}, {8, 9, 1500}, {64, 64, 64}, {65, 63, 17}};
+
+// A column-major operand stored inside a larger buffer, at an offset and with a padded leading dimension.
+// Everything around it is NaN, so that a kernel reading outside the operand poisons the result.
+template <class Scalar>
+struct StoredOperand {
+  Matrix<Scalar> values;  // as stored (rows x cols)
+  int offset;
+  int ld;
+  std::vector<Scalar> storage;
+
+  StoredOperand(const Matrix<Scalar>& v, Scalar surround) : values(v) {
+    std::uniform_int_distribution<int> pick(0, 3);
+    offset = pick(tilegemm_test::generator());
+    ld = static_cast<int>(v.rows()) + pick(tilegemm_test::generator());
+    storage.assign(offset + static_cast<std::size_t>(ld) * v.cols() + pick(tilegemm_test::generator()) + 1, surround);
+    for (Eigen::Index j = 0; j < v.cols(); ++j)
+      for (Eigen::Index i = 0; i < v.rows(); ++i) storage[offset + i + j * ld] = v(i, j);
+  }
+  cl::Buffer upload(const cl::Context& context) {
+    cl_int status = CL_SUCCESS;
+    cl::Buffer buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(Scalar) * storage.size(),
+                      storage.data(), &status);
+    REQUIRE(status == CL_SUCCESS);
+    return buffer;
+  }
+  Matrix<Scalar> window(const std::vector<Scalar>& from) const {
+    Matrix<Scalar> w(values.rows(), values.cols());
+    for (Eigen::Index j = 0; j < w.cols(); ++j)
+      for (Eigen::Index i = 0; i < w.rows(); ++i) w(i, j) = from[offset + i + j * ld];
+    return w;
+  }
+};
+
+// One product through tilegemm::gemm<Config>, checked against the reference; C's surroundings must be untouched.
+template <class Config, class Scalar>
+void check_product(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Shape s, Scalar alpha, Scalar beta) {
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const Matrix<Scalar> op_a = tilegemm_test::random_matrix<Scalar>(s.m, s.k);
+  const Matrix<Scalar> op_b = tilegemm_test::random_matrix<Scalar>(s.k, s.n);
+  const Matrix<Scalar> c0 = beta == Scalar(0) ? Matrix<Scalar>::Constant(s.m, s.n, tilegemm_test::poison<Scalar>())
+                                              : tilegemm_test::random_matrix<Scalar>(s.m, s.n);
+  const Scalar nan = tilegemm_test::poison<Scalar>();
+  const Scalar sentinel = Scalar(12345);
+  StoredOperand<Scalar> a(trans_a ? Matrix<Scalar>(op_a.transpose()) : op_a, nan);
+  StoredOperand<Scalar> b(trans_b ? Matrix<Scalar>(op_b.transpose()) : op_b, nan);
+  StoredOperand<Scalar> c(c0, sentinel);
+  INFO(Config::name() << (std::is_same_v<Scalar, float> ? " float" : " double") << ", m=" << s.m << " n=" << s.n
+                      << " k=" << s.k << ", transA=" << trans_a << " transB=" << trans_b << ", alpha=" << alpha
+                      << " beta=" << beta << ", offsets " << a.offset << "/" << b.offset << "/" << c.offset
+                      << ", ld " << a.ld << "/" << b.ld << "/" << c.ld << ", seed " << tilegemm_test::run_seed());
+  const cl::Buffer buffer_a = a.upload(context), buffer_b = b.upload(context), buffer_c = c.upload(context);
+  tilegemm::gemm<Config>(queue, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no,
+                         s.m, s.n, s.k, alpha, buffer_a, a.offset, a.ld, buffer_b, b.offset, b.ld, beta, buffer_c,
+                         c.offset, c.ld)
+      .wait();
+  std::vector<Scalar> result(c.storage.size());
+  REQUIRE(queue.enqueueReadBuffer(buffer_c, CL_TRUE, 0, sizeof(Scalar) * result.size(), result.data()) == CL_SUCCESS);
+  CHECK(tilegemm_test::compare_with_reference<Scalar>(c.window(result), alpha, op_a, op_b, beta, c0) == "");
+  std::vector<Scalar> outside = result;
+  for (Eigen::Index j = 0; j < s.n; ++j)
+    for (Eigen::Index i = 0; i < s.m; ++i) outside[c.offset + i + j * c.ld] = sentinel;
+  CHECK(std::count(outside.begin(), outside.end(), sentinel) == static_cast<long>(outside.size()));
+}
+
+template <class Config, class Scalar>
+void check_family_in() {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  for (const Shape& s : small_shapes) {
+    for (int t = 0; t < 4; ++t) {
+      check_product<Config, Scalar>(queue, t & 1, t & 2, s, Scalar(1), Scalar(0));
+      check_product<Config, Scalar>(queue, t & 1, t & 2, s, tilegemm_test::random_scalar<Scalar>(),
+                                    tilegemm_test::random_scalar<Scalar>());
+    }
+  }
+}
+
+template <class Config>
+void check_family() {
+  check_family_in<Config, float>();
+  check_family_in<Config, double>();
+}
+
+// One product of about 1152 cubed with the sizes just off the tile multiples, in both precisions.
+template <class Config>
+void check_large() {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  check_product<Config, float>(queue, false, true, {1153, 1151, 1152}, 1.0f, 0.0f);
+  check_product<Config, double>(queue, true, false, {1151, 1153, 1150}, -0.5, 2.0);
+}
+
+}  // namespace
+
+TEST_CASE("naive 8x8x1_1x1", "[families][naive]") { check_family<tilegemm::Naive<8, 8>>(); }
+TEST_CASE("naive 16x4x1_1x1", "[families][naive]") { check_family<tilegemm::Naive<16, 4>>(); }
+TEST_CASE("local_tiles 8x8x8_1x1", "[families][local_tiles]") { check_family<tilegemm::LocalTiles<8>>(); }
+TEST_CASE("local_tiles 16x16x16_1x1", "[families][local_tiles]") { check_family<tilegemm::LocalTiles<16>>(); }
+TEST_CASE("local_tiles 16x16x16_1x4 (more work per thread)", "[families][local_tiles]") {
+  check_family<tilegemm::MoreWorkPerThread<16, 4>>();
+}
+TEST_CASE("local_tiles 32x32x32_1x8 (more work per thread)", "[families][local_tiles]") {
+  check_family<tilegemm::MoreWorkPerThread<32, 8>>();
+}
+TEST_CASE("wide_types 16x16x16_4x1 v4", "[families][wide_types]") { check_family<tilegemm::WideTypes<16, 4>>(); }
+TEST_CASE("wide_types 32x32x32_8x1 v8", "[families][wide_types]") { check_family<tilegemm::WideTypes<32, 8>>(); }
+TEST_CASE("register_blocking 32x64x16_1x8 (transposed B)", "[families][register_blocking]") {
+  check_family<tilegemm::TransposedB<32, 64, 16, 8>>();
+}
+TEST_CASE("register_blocking 64x64x16_4x4", "[families][register_blocking]") {
+  check_family<tilegemm::RegisterBlocking<64, 64, 16, 4, 4>>();
+}
+TEST_CASE("register_blocking 32x64x8_2x8", "[families][register_blocking]") {
+  check_family<tilegemm::RegisterBlocking<32, 64, 8, 2, 8>>();
+}
+TEST_CASE("register_blocking 48x32x8_3x4", "[families][register_blocking]") {
+  check_family<tilegemm::RegisterBlocking<48, 32, 8, 3, 4>>();
+}
+TEST_CASE("register_blocking 32x32x16_2x2 v2 (vector loads)", "[families][vector_loads]") {
+  check_family<tilegemm::VectorLoads<32, 32, 16, 2, 2, 2>>();
+}
+TEST_CASE("register_blocking 64x64x16_4x4 v4 (vector loads)", "[families][vector_loads]") {
+  check_family<tilegemm::VectorLoads<64, 64, 16, 4, 4, 4>>();
+}
+TEST_CASE("register_blocking 128x128x16_8x8 v4 (vector loads)", "[families][vector_loads]") {
+  check_family<tilegemm::VectorLoads<128, 128, 16, 8, 8, 4>>();
+}
+TEST_CASE("register_blocking 160x160x16_10x10 v2 (kernel 10's incomplete tiles)", "[families][vector_loads]") {
+  check_family<tilegemm::VectorLoads<160, 160, 16, 10, 10, 2>>();
+}
+TEST_CASE("default configuration (AutoConfig)", "[families][auto]") { check_family<tilegemm::AutoConfig>(); }
+
+TEST_CASE("about 1152 cubed, every family", "[families][large]") {
+  check_large<tilegemm::Naive<16, 4>>();
+  check_large<tilegemm::MoreWorkPerThread<16, 4>>();
+  check_large<tilegemm::WideTypes<16, 4>>();
+  check_large<tilegemm::TransposedB<32, 64, 16, 8>>();
+  check_large<tilegemm::VectorLoads<64, 64, 16, 4, 4, 4>>();
+  check_large<tilegemm::VectorLoads<160, 160, 16, 10, 10, 2>>();
+  check_large<tilegemm::AutoConfig>();
+}
