@@ -1,0 +1,112 @@
+// test_core_gemm: the BLAS-style tilegemm::gemm on cl::Buffers beyond the kernels themselves: BLAS semantics for
+// k = 0, alpha = 0 and empty results, operands the packed kernels can read in place, and events (wait lists,
+// the returned event, profiling).
+#include <tilegemm/tilegemm.hpp>
+#include <vector>
+
+#include "catch.hpp"
+#include "reference.hpp"
+
+namespace {
+
+using tilegemm::Transpose;
+using tilegemm_test::Matrix;
+
+template <class Scalar>
+cl::Buffer device_copy(const cl::CommandQueue& queue, const Matrix<Scalar>& m) {
+  cl_int status = CL_SUCCESS;
+  cl::Buffer buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                    sizeof(Scalar) * std::max<Eigen::Index>(m.size(), 1), const_cast<Scalar*>(m.data()), &status);
+  REQUIRE(status == CL_SUCCESS);
+  return buffer;
+}
+
+template <class Scalar>
+Matrix<Scalar> host_copy(const cl::CommandQueue& queue, const cl::Buffer& buffer, Eigen::Index rows, Eigen::Index cols) {
+  Matrix<Scalar> m(rows, cols);
+  REQUIRE(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, sizeof(Scalar) * m.size(), m.data()) == CL_SUCCESS);
+  return m;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("k = 0 and alpha = 0 give C = beta * C without reading A and B", "[core]", float, double) {
+  using Scalar = TestType;
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const Matrix<Scalar> c0 = tilegemm_test::random_matrix<Scalar>(37, 21);
+  const Matrix<Scalar> nans = Matrix<Scalar>::Constant(37, 21, tilegemm_test::poison<Scalar>());
+  const Scalar beta = tilegemm_test::random_scalar<Scalar>();
+  const cl::Buffer unused;  // never read when k == 0
+
+  cl::Buffer c = device_copy(queue, c0);
+  tilegemm::gemm(queue, Transpose::no, Transpose::no, 37, 21, 0, Scalar(1), unused, 0, 37, unused, 0, 1, beta, c, 0, 37)
+      .wait();
+  CHECK(host_copy<Scalar>(queue, c, 37, 21).isApprox(beta * c0));
+
+  c = device_copy(queue, nans);  // beta == 0: C is not read, so its NaN must not survive
+  tilegemm::gemm(queue, Transpose::no, Transpose::no, 37, 21, 0, Scalar(1), unused, 0, 37, unused, 0, 1, Scalar(0), c, 0,
+                 37)
+      .wait();
+  CHECK(host_copy<Scalar>(queue, c, 37, 21).isZero());
+
+  const Matrix<Scalar> a = Matrix<Scalar>::Constant(37, 5, tilegemm_test::poison<Scalar>());  // alpha == 0: unread
+  const Matrix<Scalar> b = Matrix<Scalar>::Constant(5, 21, tilegemm_test::poison<Scalar>());
+  c = device_copy(queue, c0);
+  tilegemm::gemm(queue, Transpose::no, Transpose::no, 37, 21, 5, Scalar(0), device_copy(queue, a), 0, 37,
+                 device_copy(queue, b), 0, 5, beta, c, 0, 37)
+      .wait();
+  CHECK(host_copy<Scalar>(queue, c, 37, 21).isApprox(beta * c0));
+}
+
+TEST_CASE("an empty C (m = 0 or n = 0) returns a completed event and touches nothing", "[core]") {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const Matrix<float> c0 = tilegemm_test::random_matrix<float>(4, 4);
+  const cl::Buffer c = device_copy(queue, c0);
+  const cl::Buffer b = device_copy(queue, tilegemm_test::random_matrix<float>(3, 4));
+  const cl::Buffer unused;  // A is 0 x 3: empty operands need no buffer
+  cl::Event done =
+      tilegemm::gemm(queue, Transpose::no, Transpose::no, 0, 4, 3, 1.0f, unused, 0, 1, b, 0, 3, 0.0f, c, 0, 1);
+  REQUIRE(done.wait() == CL_SUCCESS);
+  CHECK(host_copy<float>(queue, c, 4, 4) == c0);
+}
+
+TEMPLATE_TEST_CASE("packed kernels read operands in place when they already fit the tiles", "[core]", float, double) {
+  // A not transposed and B transposed, sizes multiples of the tiles, offsets and leading dimensions multiples of
+  // the vector width: the pack kernel is skipped, so this is the kernel reading the caller's buffers directly.
+  using Scalar = TestType;
+  using Config = tilegemm::VectorLoads<64, 64, 16, 4, 4, 4>;
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const int m = 128, n = 64, k = 48, offset = 8, ld_a = 132, ld_b = 68;
+  const Matrix<Scalar> op_a = tilegemm_test::random_matrix<Scalar>(m, k);
+  const Matrix<Scalar> op_b = tilegemm_test::random_matrix<Scalar>(k, n);
+  Matrix<Scalar> stored_a = Matrix<Scalar>::Constant(ld_a, k + 1, tilegemm_test::poison<Scalar>());
+  Matrix<Scalar> stored_b = Matrix<Scalar>::Constant(ld_b, k + 1, tilegemm_test::poison<Scalar>());
+  // Column-major storage from element `offset` on: column j starts at offset + j * ld.
+  for (int j = 0; j < k; ++j)
+    for (int i = 0; i < m; ++i) stored_a.data()[offset + i + j * ld_a] = op_a(i, j);
+  for (int j = 0; j < k; ++j)
+    for (int i = 0; i < n; ++i) stored_b.data()[offset + i + j * ld_b] = op_b(j, i);
+  const Matrix<Scalar> nans = Matrix<Scalar>::Constant(m, n, tilegemm_test::poison<Scalar>());
+  const cl::Buffer c = device_copy(queue, nans);
+  tilegemm::gemm<Config>(queue, Transpose::no, Transpose::yes, m, n, k, Scalar(1), device_copy(queue, stored_a), offset,
+                         ld_a, device_copy(queue, stored_b), offset, ld_b, Scalar(0), c, 0, m)
+      .wait();
+  CHECK(tilegemm_test::compare_with_reference<Scalar>(host_copy<Scalar>(queue, c, m, n), 1.0, op_a, op_b, 0.0, nans) ==
+        "");
+}
+
+TEST_CASE("gemm waits for its wait list and returns an event that completes with the product", "[core]") {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const Matrix<float> a = tilegemm_test::random_matrix<float>(70, 50), b = tilegemm_test::random_matrix<float>(50, 30);
+  const Matrix<float> nans = Matrix<float>::Constant(70, 30, tilegemm_test::poison<float>());
+  const cl::Buffer c = device_copy(queue, nans);
+  cl::UserEvent gate(context);
+  cl::Event done = tilegemm::gemm(queue, Transpose::no, Transpose::no, 70, 30, 50, 1.0f, device_copy(queue, a), 0, 70,
+                                  device_copy(queue, b), 0, 50, 0.0f, c, 0, 70, {gate});
+  CHECK(done.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() != CL_COMPLETE);  // held back by the gate
+  gate.setStatus(CL_COMPLETE);
+  REQUIRE(done.wait() == CL_SUCCESS);
+  CHECK(done.getProfilingInfo<CL_PROFILING_COMMAND_END>() >= done.getProfilingInfo<CL_PROFILING_COMMAND_START>());
+  CHECK(tilegemm_test::compare_with_reference<float>(host_copy<float>(queue, c, 70, 30), 1.0, a, b, 0.0, nans) == "");
+}
