@@ -23,7 +23,8 @@ struct DeviceLimits {
   bool fp64 = false;
 };
 
-inline const DeviceLimits& device_limits(const cl::Device& device) {
+// A copy, so that no reference into the shared table escapes its lock.
+inline DeviceLimits device_limits(const cl::Device& device) {
   static auto* known = new std::map<cl_device_id, DeviceLimits>;  // leaked on purpose, see queue.hpp
   static auto* mutex = new std::mutex;
   std::lock_guard<std::mutex> lock(*mutex);

@@ -73,7 +73,7 @@ cl::Event scale_c(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, c
 
 template <class Config, class Scalar>
 cl::Event gemm_checked(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, const std::vector<cl::Event>& wait) {
-  const DeviceLimits& device = device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
+  const DeviceLimits device = device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
   if (std::is_same_v<Scalar, double> && !device.fp64) {
     throw Error(CL_INVALID_OPERATION, "tilegemm: " + device.name +
                                           " does not support double precision (cl_khr_fp64). Multiply float matrices, "
