@@ -1,0 +1,62 @@
+// basic: C = tilegemm::gpu_gemm(A, B) in place of C = A * B, timed against Eigen and checked in double precision.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <tilegemm/tilegemm.hpp>
+#include <vector>
+
+// The median wall-clock time of `runs` calls of `work`, in milliseconds.
+template <class Work>
+double median_ms(int runs, Work&& work) {
+  std::vector<double> times;
+  for (int i = 0; i < runs; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    work();
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::nth_element(times.begin(), times.begin() + runs / 2, times.end());
+  return times[runs / 2];
+}
+
+int main(int argc, char** argv) try {
+  char* end = nullptr;
+  const long n = argc > 1 ? std::strtol(argv[1], &end, 10) : 1024;
+  if (argc > 2 || (argc > 1 && *end != '\0') || n <= 0 || n > 65536) {
+    std::fprintf(stderr, "usage: %s [N]   (N > 0, the size of the square matrices; default 1024)\n", argv[0]);
+    return 2;
+  }
+  const cl::Device device = tilegemm::default_queue().getInfo<CL_QUEUE_DEVICE>();
+  const cl::Platform platform(device.getInfo<CL_DEVICE_PLATFORM>());
+  std::printf("device:        %s / %s  (choose another with TILEGEMM_DEVICE, see list_devices)\n",
+              platform.getInfo<CL_PLATFORM_NAME>().c_str(), device.getInfo<CL_DEVICE_NAME>().c_str());
+
+  const Eigen::MatrixXf a = Eigen::MatrixXf::Random(n, n);
+  const Eigen::MatrixXf b = Eigen::MatrixXf::Random(n, n);
+  Eigen::MatrixXf c;
+
+  const double first = median_ms(1, [&] { c = tilegemm::gpu_gemm(a, b); });
+  std::printf("first call:    %10.2f ms  (%ldx%ld floats; includes building %zu OpenCL programs)\n", first, n, n,
+              tilegemm::programs_built());
+  const double warm = median_ms(5, [&] { c = tilegemm::gpu_gemm(a, b); });
+  std::printf("warm call:     %10.2f ms  (median of 5, with uploads and downloads)\n", warm);
+  Eigen::MatrixXf eigen(n, n);
+  const double cpu = median_ms(5, [&] { eigen.noalias() = a * b; });
+  std::printf("Eigen A * B:   %10.2f ms  (median of 5, on the host CPU)\n", cpu);
+
+  const Eigen::MatrixXd ref = a.cast<double>() * b.cast<double>();
+  const double error = (c.cast<double>() - ref).cwiseAbs().maxCoeff() / ref.cwiseAbs().maxCoeff();
+  const bool ok = error <= 1e-4;
+  std::printf("max rel error: %10.3g     (against a double-precision product; %s)\n", error,
+              ok ? "ok" : "FAILED, above 1e-4");
+  return ok ? EXIT_SUCCESS : EXIT_FAILURE;
+} catch (const tilegemm::Error& e) {
+  std::fprintf(stderr, "tilegemm error %d: %s\n", e.code(), e.what());
+  return EXIT_FAILURE;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "error: %s\n", e.what());
+  return EXIT_FAILURE;
+}

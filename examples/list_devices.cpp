@@ -1,0 +1,39 @@
+// list_devices: the OpenCL devices TILEGEMM_DEVICE can choose from, and the one it chooses now.
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <tilegemm/tilegemm.hpp>
+#include <vector>
+
+int main() try {
+  const std::vector<tilegemm::DeviceEntry> devices = tilegemm::list_devices();
+  const char* env = std::getenv("TILEGEMM_DEVICE");
+  const std::string spec = env ? env : "";
+
+  cl_device_id chosen = nullptr;  // root device handles are the same in every list
+  std::string problem;
+  try {
+    chosen = tilegemm::find_device(spec).device();
+  } catch (const tilegemm::Error& e) {
+    problem = e.what();
+  }
+
+  std::printf("TILEGEMM_DEVICE=%s\n\n", env ? ("\"" + spec + "\"").c_str() : "(unset)");
+  for (const tilegemm::DeviceEntry& d : devices) {
+    const bool is_chosen = d.device() == chosen;
+    std::printf("%s %-12s %s\n", is_chosen ? "*" : " ", d.type_name().c_str(), d.label().c_str());
+  }
+  if (!problem.empty()) std::printf("\nno device chosen: %s\n", problem.c_str());
+  std::printf(
+      "\n* marks the device tilegemm uses. Choose with TILEGEMM_DEVICE=cpu, gpu or accelerator (first of that type),\n"
+      "or any case-insensitive part of \"platform / device\" above; unset picks the first GPU, else the first "
+      "device.\n");
+  return problem.empty() ? EXIT_SUCCESS : EXIT_FAILURE;
+} catch (const tilegemm::Error& e) {  // e.g. no OpenCL platform: the message says how to install one
+  std::fprintf(stderr, "%s\n", e.what());
+  return EXIT_FAILURE;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "error: %s\n", e.what());
+  return EXIT_FAILURE;
+}
