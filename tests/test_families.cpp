@@ -17,7 +17,7 @@ struct Shape {
 };
 
 // Shapes that cross tile edges: single elements, primes, K = 1, tall-skinny, wide, K much larger than M and N.
-const std::vector<Shape> small_shapes = {{1, 1, 1},   {7, 7, 7},     {61, 129, 7}, {129, 61, 1},  {1, 129, 61},
+const std::vector<Shape> small_shapes = {{1, 1, 1},    {7, 7, 7},    {61, 129, 7}, {129, 61, 1}, {1, 129, 61},
                                          {130, 3, 61}, {3, 130, 61}, {8, 9, 1500}, {64, 64, 64}, {65, 63, 17}};
 
 // A column-major operand stored inside a larger buffer, at an offset and with a padded leading dimension.
@@ -67,12 +67,12 @@ void check_product(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Sh
   StoredOperand<Scalar> c(c0, sentinel);
   INFO(Config::name() << (std::is_same_v<Scalar, float> ? " float" : " double") << ", m=" << s.m << " n=" << s.n
                       << " k=" << s.k << ", transA=" << trans_a << " transB=" << trans_b << ", alpha=" << alpha
-                      << " beta=" << beta << ", offsets " << a.offset << "/" << b.offset << "/" << c.offset
-                      << ", ld " << a.ld << "/" << b.ld << "/" << c.ld << ", seed " << tilegemm_test::run_seed());
+                      << " beta=" << beta << ", offsets " << a.offset << "/" << b.offset << "/" << c.offset << ", ld "
+                      << a.ld << "/" << b.ld << "/" << c.ld << ", seed " << tilegemm_test::run_seed());
   const cl::Buffer buffer_a = a.upload(context), buffer_b = b.upload(context), buffer_c = c.upload(context);
-  tilegemm::gemm<Config>(queue, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no,
-                         s.m, s.n, s.k, alpha, buffer_a, a.offset, a.ld, buffer_b, b.offset, b.ld, beta, buffer_c,
-                         c.offset, c.ld)
+  tilegemm::gemm<Config>(queue, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no, s.m,
+                         s.n, s.k, alpha, buffer_a, a.offset, a.ld, buffer_b, b.offset, b.ld, beta, buffer_c, c.offset,
+                         c.ld)
       .wait();
   std::vector<Scalar> result(c.storage.size());
   REQUIRE(queue.enqueueReadBuffer(buffer_c, CL_TRUE, 0, sizeof(Scalar) * result.size(), result.data()) == CL_SUCCESS);
@@ -147,6 +147,16 @@ TEST_CASE("register_blocking 128x128x16_8x8 v4 (vector loads)", "[families][vect
 TEST_CASE("register_blocking 160x160x16_10x10 v2 (kernel 10's incomplete tiles)", "[families][vector_loads]") {
   check_family<tilegemm::VectorLoads<160, 160, 16, 10, 10, 2>>();
 }
+TEST_CASE("prefetch 64x64x16_4x4 v4", "[families][prefetch]") {
+  check_family<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>();
+}
+TEST_CASE("prefetch 128x128x16_8x8 v4", "[families][prefetch]") {
+  check_family<tilegemm::Prefetch<128, 128, 16, 8, 8, 4>>();
+}
+TEST_CASE("prefetch 128x64x8_8x4 v2", "[families][prefetch]") {
+  check_family<tilegemm::Prefetch<128, 64, 8, 8, 4, 2>>();
+}
+TEST_CASE("prefetch 32x32x8_2x2 v1", "[families][prefetch]") { check_family<tilegemm::Prefetch<32, 32, 8, 2, 2, 1>>(); }
 TEST_CASE("default configuration (AutoConfig)", "[families][auto]") { check_family<tilegemm::AutoConfig>(); }
 
 TEST_CASE("about 1152 cubed, every family", "[families][large]") {
@@ -156,5 +166,6 @@ TEST_CASE("about 1152 cubed, every family", "[families][large]") {
   check_large<tilegemm::TransposedB<32, 64, 16, 8>>();
   check_large<tilegemm::VectorLoads<64, 64, 16, 4, 4, 4>>();
   check_large<tilegemm::VectorLoads<160, 160, 16, 10, 10, 2>>();
+  check_large<tilegemm::Prefetch<128, 128, 16, 8, 8, 4>>();
   check_large<tilegemm::AutoConfig>();
 }

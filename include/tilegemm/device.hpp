@@ -38,43 +38,49 @@ inline std::string lowercase(std::string_view text) {
   return lower;
 }
 
+// Without the trailing NULs and spaces some drivers leave in names.
+inline std::string trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\0' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
 template <cl_uint Name>
 std::string info_string(const cl::Device& device) {
   std::string text;
   check(device.getInfo(Name, &text), "clGetDeviceInfo");
-  while (!text.empty() && (text.back() == '\0' || text.back() == ' ')) text.pop_back();  // some drivers pad
-  return text;
+  return trimmed(text);
 }
 
 }  // namespace detail
 
 // Every device of every OpenCL platform, platform by platform. Throws tilegemm::Error when there is no platform.
 inline std::vector<DeviceEntry> list_devices() {
-  std::vector<cl::Platform> platforms;
-  const cl_int status = cl::Platform::get(&platforms);
-  if (status == CL_PLATFORM_NOT_FOUND_KHR || (status == CL_SUCCESS && platforms.empty())) {
-    throw Error(CL_PLATFORM_NOT_FOUND_KHR,
-                "tilegemm: no OpenCL platform found. Install the OpenCL driver of your GPU (its ICD file goes in "
-                "/etc/OpenCL/vendors), or the PoCL CPU driver to run on the processor (Debian and Ubuntu: apt-get "
-                "install pocl-opencl-icd).");
-  }
-  detail::check(status, "clGetPlatformIDs");
-  std::vector<DeviceEntry> entries;
-  for (const cl::Platform& platform : platforms) {
-    std::string platform_name;
-    detail::check(platform.getInfo(CL_PLATFORM_NAME, &platform_name), "clGetPlatformInfo");
-    while (!platform_name.empty() && platform_name.back() == '\0') platform_name.pop_back();
-    std::vector<cl::Device> devices;
-    const cl_int found = platform.getDevices(CL_DEVICE_TYPE_ALL, &devices);
-    if (found == CL_DEVICE_NOT_FOUND) continue;
-    detail::check(found, "clGetDeviceIDs");
-    for (const cl::Device& device : devices) {
-      cl_device_type type = 0;
-      detail::check(device.getInfo(CL_DEVICE_TYPE, &type), "clGetDeviceInfo");
-      entries.push_back({device, platform_name, detail::info_string<CL_DEVICE_NAME>(device), type});
+  return detail::translate_cl_errors([] {
+    std::vector<cl::Platform> platforms;
+    const cl_int status = detail::status_of([&] { return cl::Platform::get(&platforms); });
+    if (status == CL_PLATFORM_NOT_FOUND_KHR || (status == CL_SUCCESS && platforms.empty())) {
+      throw Error(CL_PLATFORM_NOT_FOUND_KHR,
+                  "tilegemm: no OpenCL platform found. Install the OpenCL driver of your GPU (its ICD file goes in "
+                  "/etc/OpenCL/vendors), or the PoCL CPU driver to run on the processor (Debian and Ubuntu: apt-get "
+                  "install pocl-opencl-icd).");
     }
-  }
-  return entries;
+    detail::check(status, "clGetPlatformIDs");
+    std::vector<DeviceEntry> entries;
+    for (const cl::Platform& platform : platforms) {
+      std::string platform_name;
+      detail::check(platform.getInfo(CL_PLATFORM_NAME, &platform_name), "clGetPlatformInfo");
+      std::vector<cl::Device> devices;
+      const cl_int found = detail::status_of([&] { return platform.getDevices(CL_DEVICE_TYPE_ALL, &devices); });
+      if (found == CL_DEVICE_NOT_FOUND) continue;
+      detail::check(found, "clGetDeviceIDs");
+      for (const cl::Device& device : devices) {
+        cl_device_type type = 0;
+        detail::check(device.getInfo(CL_DEVICE_TYPE, &type), "clGetDeviceInfo");
+        entries.push_back({device, detail::trimmed(platform_name), detail::info_string<CL_DEVICE_NAME>(device), type});
+      }
+    }
+    return entries;
+  });
 }
 
 // Chooses a device by TILEGEMM_DEVICE's rules: empty picks the first GPU of any platform, else the first device;
@@ -83,9 +89,7 @@ inline std::vector<DeviceEntry> list_devices() {
 inline DeviceEntry find_device(std::string_view spec) {
   const std::vector<DeviceEntry> entries = list_devices();
   const std::string wanted = detail::lowercase(spec);
-  const auto first = [&](auto&& matches) {
-    return std::find_if(entries.begin(), entries.end(), matches);
-  };
+  const auto first = [&](auto&& matches) { return std::find_if(entries.begin(), entries.end(), matches); };
   auto found = entries.end();
   if (wanted.empty()) {
     found = first([](const DeviceEntry& e) { return (e.type & CL_DEVICE_TYPE_GPU) != 0; });

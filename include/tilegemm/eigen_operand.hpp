@@ -9,9 +9,9 @@ namespace tilegemm::detail {
 
 template <class Scalar, class Pointer = const Scalar*>
 struct HostOperand {
-  Pointer data = nullptr;     // first element of the storage
-  Eigen::Index rows = 0;      // rows and columns of the storage, read column-major with leading dimension ld;
-  Eigen::Index cols = 0;      // the operand is that matrix, or its transpose when `transposed`
+  Pointer data = nullptr;  // first element of the storage
+  Eigen::Index rows = 0;   // rows and columns of the storage, read column-major with leading dimension ld;
+  Eigen::Index cols = 0;   // the operand is that matrix, or its transpose when `transposed`
   Eigen::Index ld = 1;
   bool transposed = false;
 };

@@ -100,5 +100,34 @@ inline void check(cl_int code, const char* what) {
   }
 }
 
+// The status a CLHPP call returns, also when the user told CLHPP to throw it instead (CL_HPP_ENABLE_EXCEPTIONS):
+// for calls whose failures tilegemm handles itself (no platform, no device of a type, a failed build).
+template <class Call>
+cl_int status_of(Call&& call) {
+#if defined(CL_HPP_ENABLE_EXCEPTIONS)
+  try {
+    return call();
+  } catch (const cl::Error& e) {
+    return e.err();
+  }
+#else
+  return call();
+#endif
+}
+
+// Runs `body`, turning OpenCL-CLHPP's own exceptions (when the user enabled them) into tilegemm::Error.
+template <class Body>
+auto translate_cl_errors(Body&& body) {
+#if defined(CL_HPP_ENABLE_EXCEPTIONS)
+  try {
+    return body();
+  } catch (const cl::Error& e) {
+    throw Error(e.err(), std::string("tilegemm: ") + e.what() + " failed with " + error_name(e.err()));
+  }
+#else
+  return body();
+#endif
+}
+
 }  // namespace detail
 }  // namespace tilegemm

@@ -36,13 +36,13 @@ cl::Event run_config(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p
   const cl::NDRange local(Config::threads_m, Config::threads_n);
   if constexpr (Config::packed_operands) {
     std::vector<cl::Event> ready = wait;
-    const PackedOperand a = pack_operand<Scalar, Config::VW>(queue, p.a, p.m, p.k, !p.trans_a, Config::TSM,
-                                                             Config::TSK, wait, ready);
-    const PackedOperand b = pack_operand<Scalar, Config::VW>(queue, p.b, p.n, p.k, p.trans_b, Config::TSN,
-                                                             Config::TSK, wait, ready);
+    const PackedOperand a =
+        pack_operand<Scalar, Config::VW>(queue, p.a, p.m, p.k, !p.trans_a, Config::TSM, Config::TSK, wait, ready);
+    const PackedOperand b =
+        pack_operand<Scalar, Config::VW>(queue, p.b, p.n, p.k, p.trans_b, Config::TSN, Config::TSK, wait, ready);
     cl::Kernel kernel = make_kernel(queue, gemm_program_text<Config, Scalar, false, false>(), Config::threads);
-    set_args(kernel, p.m, p.n, static_cast<int>(round_up(p.k, Config::TSK)), p.alpha, p.beta, a.buffer, a.offset,
-             a.ld, b.buffer, b.offset, b.ld, p.c.buffer, p.c.offset, p.c.ld);
+    set_args(kernel, p.m, p.n, static_cast<int>(round_up(p.k, Config::TSK)), p.alpha, p.beta, a.buffer, a.offset, a.ld,
+             b.buffer, b.offset, b.ld, p.c.buffer, p.c.offset, p.c.ld);
     return enqueue(queue, kernel, global, local, ready);
   } else {
     cl::Kernel kernel = make_kernel(queue, direct_program_text<Config, Scalar>(p.trans_a, p.trans_b), Config::threads);
@@ -72,7 +72,8 @@ cl::Event scale_c(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, c
 }
 
 template <class Config, class Scalar>
-cl::Event gemm_checked(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, const std::vector<cl::Event>& wait) {
+cl::Event gemm_checked(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p,
+                       const std::vector<cl::Event>& wait) {
   const DeviceLimits device = device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
   if (std::is_same_v<Scalar, double> && !device.fp64) {
     throw Error(CL_INVALID_OPERATION, "tilegemm: " + device.name +
@@ -89,24 +90,11 @@ cl::Event gemm_checked(const cl::CommandQueue& queue, const GemmProblem<Scalar>&
     return run_default_config(choose_default_config(device, p.m, p.n, p.k), queue, p, wait,
                               std::make_index_sequence<std::tuple_size_v<DefaultCandidates>>{});
   } else {
-    static_assert(is_tile_config<Config>::value,
-                  "tilegemm: the Config template argument must be a tilegemm::TileConfig<...> or tilegemm::AutoConfig.");
+    static_assert(
+        is_tile_config<Config>::value,
+        "tilegemm: the Config template argument must be a tilegemm::TileConfig<...> or tilegemm::AutoConfig.");
     return run_config<Config, Scalar>(queue, p, wait);
   }
-}
-
-// Runs `body`, turning OpenCL-CLHPP's own exceptions (when the user enabled them) into tilegemm::Error.
-template <class Body>
-auto translate_cl_errors(Body&& body) {
-#if defined(CL_HPP_ENABLE_EXCEPTIONS)
-  try {
-    return body();
-  } catch (const cl::Error& e) {
-    throw Error(e.err(), std::string("tilegemm: ") + e.what() + " failed with " + error_name(e.err()));
-  }
-#else
-  return body();
-#endif
 }
 
 }  // namespace detail

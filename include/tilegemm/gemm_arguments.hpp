@@ -42,8 +42,8 @@ inline void require(bool ok, const std::string& message) {
 
 // Checks one stored rows x cols operand and returns it in int terms.
 template <class Scalar>
-MatrixOperand check_operand(const char* name, const cl::Buffer& buffer, long long offset, long long ld,
-                            long long rows, long long cols, const cl::Context& context) {
+MatrixOperand check_operand(const char* name, const cl::Buffer& buffer, long long offset, long long ld, long long rows,
+                            long long cols, const cl::Context& context) {
   const std::string n(name);
   require(offset >= 0, "the offset of " + n + " must not be negative (got " + std::to_string(offset) + ").");
   require(ld >= (rows > 1 ? rows : 1), "the leading dimension of " + n + " is " + std::to_string(ld) +
@@ -70,14 +70,20 @@ MatrixOperand check_operand(const char* name, const cl::Buffer& buffer, long lon
 template <class Scalar>
 GemmProblem<Scalar> check_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b, long long m,
                                     long long n, long long k, Scalar alpha, const cl::Buffer& a, long long a_offset,
-                                    long long lda, const cl::Buffer& b, long long b_offset, long long ldb,
-                                    Scalar beta, const cl::Buffer& c, long long c_offset, long long ldc) {
+                                    long long lda, const cl::Buffer& b, long long b_offset, long long ldb, Scalar beta,
+                                    const cl::Buffer& c, long long c_offset, long long ldc) {
   require(m >= 0 && n >= 0 && k >= 0, "m, n and k must not be negative (got m = " + std::to_string(m) +
                                           ", n = " + std::to_string(n) + ", k = " + std::to_string(k) + ").");
   require(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, "m, n and k must fit in a 32-bit int.");
   const bool ta = trans_a == Transpose::yes;
   const bool tb = trans_b == Transpose::yes;
-  GemmProblem<Scalar> p{ta, tb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, beta,
+  GemmProblem<Scalar> p{ta,
+                        tb,
+                        static_cast<int>(m),
+                        static_cast<int>(n),
+                        static_cast<int>(k),
+                        alpha,
+                        beta,
                         check_operand<Scalar>("A", a, a_offset, lda, ta ? k : m, ta ? m : k, context),
                         check_operand<Scalar>("B", b, b_offset, ldb, tb ? n : k, tb ? k : n, context),
                         check_operand<Scalar>("C", c, c_offset, ldc, m, n, context)};

@@ -66,9 +66,9 @@ void multiply_on_device(const cl::CommandQueue& queue, const HostOperand<Scalar>
   const cl::Buffer device_b = to_device(queue, b);
   const cl::Buffer device_c = to_device(queue, c, beta != Scalar(0));
   const Eigen::Index k = a.transposed ? a.rows : a.cols;
-  const cl::Event done = gemm<Config>(queue, a.transposed ? Transpose::yes : Transpose::no,
-                                      b.transposed ? Transpose::yes : Transpose::no, c.rows, c.cols, k, alpha, device_a,
-                                      0, a.rows, device_b, 0, b.rows, beta, device_c, 0, c.rows);
+  const cl::Event done =
+      gemm<Config>(queue, a.transposed ? Transpose::yes : Transpose::no, b.transposed ? Transpose::yes : Transpose::no,
+                   c.rows, c.cols, k, alpha, device_a, 0, a.rows, device_b, 0, b.rows, beta, device_c, 0, c.rows);
   from_device(queue, device_c, c, {done});
 }
 
@@ -158,8 +158,8 @@ void gpu_gemm(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b, Ei
 // The product a * b as a new column-major matrix, computed on the device of `queue`.
 template <class Config = AutoConfig, class DA, class DB>
 Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic> gpu_gemm(const cl::CommandQueue& queue,
-                                                                             const Eigen::MatrixBase<DA>& a,
-                                                                             const Eigen::MatrixBase<DB>& b) {
+                                                                            const Eigen::MatrixBase<DA>& a,
+                                                                            const Eigen::MatrixBase<DB>& b) {
   detail::check_scalars<DA, DB>();
   Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic> c(a.rows(), b.cols());
   gpu_gemm<Config>(queue, a, b, c, typename DA::Scalar(1), typename DA::Scalar(0));
@@ -169,7 +169,7 @@ Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic> gpu_gemm(cons
 // The product a * b on the device TILEGEMM_DEVICE chooses: write C = tilegemm::gpu_gemm(A, B) for C = A * B.
 template <class Config = AutoConfig, class DA, class DB>
 Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic> gpu_gemm(const Eigen::MatrixBase<DA>& a,
-                                                                             const Eigen::MatrixBase<DB>& b) {
+                                                                            const Eigen::MatrixBase<DB>& b) {
   return gpu_gemm<Config>(default_queue(), a, b);
 }
 

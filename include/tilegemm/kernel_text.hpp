@@ -9,6 +9,7 @@
 #include "kernels/common.hpp"
 #include "kernels/local_tiles.hpp"
 #include "kernels/naive.hpp"
+#include "kernels/prefetch.hpp"
 #include "kernels/register_blocking.hpp"
 #include "kernels/support.hpp"
 #include "kernels/wide_types.hpp"
@@ -38,6 +39,7 @@ constexpr std::string_view family_source() {
   if constexpr (F == Family::local_tiles) return local_tiles_kernel_source;
   if constexpr (F == Family::wide_types) return wide_types_kernel_source;
   if constexpr (F == Family::register_blocking) return register_blocking_kernel_source;
+  if constexpr (F == Family::prefetch) return prefetch_kernel_source;
 }
 
 template <Family F>
@@ -46,6 +48,7 @@ constexpr const char* family_kernel_name() {
   if constexpr (F == Family::local_tiles) return local_tiles_kernel_name;
   if constexpr (F == Family::wide_types) return wide_types_kernel_name;
   if constexpr (F == Family::register_blocking) return register_blocking_kernel_name;
+  if constexpr (F == Family::prefetch) return prefetch_kernel_name;
 }
 
 // The preamble that turns a TileConfig, a scalar type and the transpose flags into OpenCL C #defines.

@@ -12,7 +12,9 @@
 
 namespace tilegemm::detail {
 
-inline std::size_t round_up(std::size_t value, std::size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+inline std::size_t round_up(std::size_t value, std::size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
 
 // Throws tilegemm::Error before anything is built when a work-group of the given shape cannot run on the device.
 inline void check_work_group(const DeviceLimits& device, const std::string& what, std::size_t threads_m,
@@ -47,9 +49,10 @@ inline cl::Kernel make_kernel(const cl::CommandQueue& queue, const ProgramText& 
   check(kernel.getWorkGroupInfo(device, CL_KERNEL_WORK_GROUP_SIZE, &allowed), "clGetKernelWorkGroupInfo");
   if (threads > allowed) {
     throw Error(CL_INVALID_WORK_GROUP_SIZE, std::string("tilegemm: the compiled kernel ") + text.kernel_name +
-                                                " runs at most " + std::to_string(allowed) + " work-items per group on " +
-                                                device_limits(device).name + ", but its configuration needs " +
-                                                std::to_string(threads) + ". Choose a TileConfig with fewer work-items.");
+                                                " runs at most " + std::to_string(allowed) +
+                                                " work-items per group on " + device_limits(device).name +
+                                                ", but its configuration needs " + std::to_string(threads) +
+                                                ". Choose a TileConfig with fewer work-items.");
   }
   return kernel;
 }

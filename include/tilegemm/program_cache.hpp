@@ -60,15 +60,15 @@ class ProgramCache {
     cl::Program::Sources sources{std::string(text.preamble), std::string(text.common), std::string(text.body)};
     cl::Program program(context, sources, &status);
     detail::check(status, "clCreateProgramWithSource");
-    status = program.build(std::vector<cl::Device>{device}, detail::build_options);
+    status = detail::status_of([&] { return program.build(std::vector<cl::Device>{device}, detail::build_options); });
     if (status != CL_SUCCESS) {
       std::string log;
       program.getBuildInfo(device, CL_PROGRAM_BUILD_LOG, &log);
       std::string name;
       device.getInfo(CL_DEVICE_NAME, &name);
-      throw Error(status, std::string("tilegemm: building the OpenCL program for kernel ") + text.kernel_name +
-                              " on " + name.c_str() + " failed with " + detail::error_name(status) +
-                              ". Build log:\n" + log + "\nPreamble:\n" + std::string(text.preamble));
+      throw Error(status, std::string("tilegemm: building the OpenCL program for kernel ") + text.kernel_name + " on " +
+                              name.c_str() + " failed with " + detail::error_name(status) + ". Build log:\n" + log +
+                              "\nPreamble:\n" + std::string(text.preamble));
     }
     return program;
   }

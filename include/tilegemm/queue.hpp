@@ -16,15 +16,17 @@ inline cl::CommandQueue queue_for(const cl::Device& device) {
   // Leaked on purpose: releasing OpenCL objects from static destructors can run after the driver has unloaded.
   static auto* queues = new std::map<cl_device_id, cl::CommandQueue>;
   static auto* mutex = new std::mutex;
-  std::lock_guard<std::mutex> lock(*mutex);
-  auto found = queues->find(device());
-  if (found != queues->end()) return found->second;
-  cl_int status = CL_SUCCESS;
-  cl::Context context(device, nullptr, nullptr, nullptr, &status);
-  detail::check(status, "clCreateContext");
-  cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE, &status);
-  detail::check(status, "clCreateCommandQueue");
-  return queues->emplace(device(), queue).first->second;
+  return detail::translate_cl_errors([&] {
+    std::lock_guard<std::mutex> lock(*mutex);
+    auto found = queues->find(device());
+    if (found != queues->end()) return found->second;
+    cl_int status = CL_SUCCESS;
+    cl::Context context(device, nullptr, nullptr, nullptr, &status);
+    detail::check(status, "clCreateContext");
+    cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE, &status);
+    detail::check(status, "clCreateCommandQueue");
+    return queues->emplace(device(), queue).first->second;
+  });
 }
 
 // The queue of the device TILEGEMM_DEVICE chooses (read once per process, on first use).

@@ -14,6 +14,7 @@ enum class Family {
   wide_types,         // kernel 4: vector types, VW rows of C per work-item, one vector multiply-add per step
   register_blocking,  // kernels 5, 6 and 7: WPTM x WPTN register blocks, transposed (N-contiguous) B,
                       // rectangular tiles, VW-wide loads from global memory when VW > 1
+  prefetch,           // kernel 9: register blocking with double-buffered local memory and VW-wide local reads
 };
 
 inline const char* family_name(Family family) {
@@ -26,6 +27,8 @@ inline const char* family_name(Family family) {
       return "wide_types";
     case Family::register_blocking:
       return "register_blocking";
+    case Family::prefetch:
+      return "prefetch";
   }
   return "unknown";
 }
@@ -44,17 +47,20 @@ struct TileConfig {
 
   static_assert(TSM > 0 && TSN > 0 && TSK > 0 && WPTM > 0 && WPTN > 0 && VW > 0,
                 "TileConfig: every tile size, work-per-thread and vector width must be positive.");
-  static_assert(TSM % WPTM == 0, "TileConfig: TSM must be a multiple of WPTM, since each work-item computes WPTM of "
-                                 "the TSM rows of a tile.");
-  static_assert(TSN % WPTN == 0, "TileConfig: TSN must be a multiple of WPTN, since each work-item computes WPTN of "
-                                 "the TSN columns of a tile.");
+  static_assert(TSM % WPTM == 0,
+                "TileConfig: TSM must be a multiple of WPTM, since each work-item computes WPTM of "
+                "the TSM rows of a tile.");
+  static_assert(TSN % WPTN == 0,
+                "TileConfig: TSN must be a multiple of WPTN, since each work-item computes WPTN of "
+                "the TSN columns of a tile.");
 
   // Work-items per work-group along M and N (the tutorial's RTSM and RTSN), and in all.
   static constexpr int threads_m = TSM / WPTM;
   static constexpr int threads_n = TSN / WPTN;
   static constexpr int threads = threads_m * threads_n;
-  static_assert(threads <= 1024, "TileConfig: a work-group may have at most 1024 work-items; (TSM / WPTM) * (TSN / "
-                                 "WPTN) is larger. Raise WPTM or WPTN, or shrink the tiles.");
+  static_assert(threads <= 1024,
+                "TileConfig: a work-group may have at most 1024 work-items; (TSM / WPTM) * (TSN / "
+                "WPTN) is larger. Raise WPTM or WPTN, or shrink the tiles.");
 
   static_assert(VW == 1 || VW == 2 || VW == 4 || VW == 8 || VW == 16,
                 "TileConfig: the vector width VW must be 1, 2, 4, 8 or 16 (the OpenCL vector sizes).");
@@ -74,16 +80,21 @@ struct TileConfig {
   static_assert(family != Family::local_tiles || (TSM == TSN && TSN == TSK && WPTM == 1 && VW == 1),
                 "TileConfig: the local_tiles family needs square tiles (TSM == TSN == TSK), WPTM == 1 and VW == 1; use "
                 "LocalTiles<TS> or MoreWorkPerThread<TS, WPT>.");
-  static_assert(family != Family::wide_types || (TSM == TSN && TSN == TSK && WPTM == VW && WPTN == 1 && VW > 1),
-                "TileConfig: the wide_types family needs square tiles (TSM == TSN == TSK), WPTM == VW > 1 and WPTN == 1; "
-                "use WideTypes<TS, WIDTH>.");
+  static_assert(
+      family != Family::wide_types || (TSM == TSN && TSN == TSK && WPTM == VW && WPTN == 1 && VW > 1),
+      "TileConfig: the wide_types family needs square tiles (TSM == TSN == TSK), WPTM == VW > 1 and WPTN == 1; "
+      "use WideTypes<TS, WIDTH>.");
+
+  static_assert(family != Family::prefetch || (WPTM % VW == 0 && WPTN % VW == 0),
+                "TileConfig: the prefetch family reads whole vectors from local memory, so WPTM and WPTN must be "
+                "multiples of the vector width VW.");
 
   // Whether the kernel reads zero-padded copies of A (M-contiguous) and B (N-contiguous) instead of the caller's.
-  static constexpr bool packed_operands = family == Family::wide_types || family == Family::register_blocking;
+  static constexpr bool packed_operands = family != Family::naive && family != Family::local_tiles;
 
   // Local memory one work-group uses, in elements of the scalar type.
   static constexpr std::size_t local_memory_elements =
-      family == Family::naive ? 0 : static_cast<std::size_t>(TSK) * (TSM + TSN);
+      family == Family::naive ? 0 : static_cast<std::size_t>(family == Family::prefetch ? 2 : 1) * TSK * (TSM + TSN);
 
   // A readable name such as "register_blocking 64x64x16 4x4 v4", used in messages and benchmark tables.
   static std::string name() {
@@ -108,6 +119,8 @@ template <int TSM, int TSN, int TSK, int WPTM, int WPTN>
 using RegisterBlocking = TileConfig<TSM, TSN, TSK, WPTM, WPTN, 1, Family::register_blocking>;
 template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
 using VectorLoads = TileConfig<TSM, TSN, TSK, WPTM, WPTN, VW, Family::register_blocking>;
+template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
+using Prefetch = TileConfig<TSM, TSN, TSK, WPTM, WPTN, VW, Family::prefetch>;
 
 namespace detail {
 template <class T>
