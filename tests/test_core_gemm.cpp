@@ -22,7 +22,8 @@ cl::Buffer device_copy(const cl::CommandQueue& queue, const Matrix<Scalar>& m) {
 }
 
 template <class Scalar>
-Matrix<Scalar> host_copy(const cl::CommandQueue& queue, const cl::Buffer& buffer, Eigen::Index rows, Eigen::Index cols) {
+Matrix<Scalar> host_copy(const cl::CommandQueue& queue, const cl::Buffer& buffer, Eigen::Index rows,
+                         Eigen::Index cols) {
   Matrix<Scalar> m(rows, cols);
   REQUIRE(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, sizeof(Scalar) * m.size(), m.data()) == CL_SUCCESS);
   return m;
@@ -44,8 +45,8 @@ TEMPLATE_TEST_CASE("k = 0 and alpha = 0 give C = beta * C without reading A and 
   CHECK(host_copy<Scalar>(queue, c, 37, 21).isApprox(beta * c0));
 
   c = device_copy(queue, nans);  // beta == 0: C is not read, so its NaN must not survive
-  tilegemm::gemm(queue, Transpose::no, Transpose::no, 37, 21, 0, Scalar(1), unused, 0, 37, unused, 0, 1, Scalar(0), c, 0,
-                 37)
+  tilegemm::gemm(queue, Transpose::no, Transpose::no, 37, 21, 0, Scalar(1), unused, 0, 37, unused, 0, 1, Scalar(0), c,
+                 0, 37)
       .wait();
   CHECK(host_copy<Scalar>(queue, c, 37, 21).isZero());
 
@@ -70,29 +71,45 @@ TEST_CASE("an empty C (m = 0 or n = 0) returns a completed event and touches not
   CHECK(host_copy<float>(queue, c, 4, 4) == c0);
 }
 
-TEMPLATE_TEST_CASE("packed kernels read operands in place when they already fit the tiles", "[core]", float, double) {
-  // A not transposed and B transposed, sizes multiples of the tiles, offsets and leading dimensions multiples of
-  // the vector width: the pack kernel is skipped, so this is the kernel reading the caller's buffers directly.
-  using Scalar = TestType;
-  using Config = tilegemm::VectorLoads<64, 64, 16, 4, 4, 4>;
+// Every transpose of operands that fill whole tiles, at offsets and leading dimensions that are multiples of the
+// vector width: the kernels that read either layout take all of them in place (no pack kernel), the others take
+// outer-contiguous ones in place. Around the operands is NaN, so a read outside them shows.
+template <class Config, class Scalar>
+void check_in_place_operands() {
   const cl::CommandQueue queue = tilegemm::default_queue();
-  const int m = 128, n = 64, k = 48, offset = 8, ld_a = 132, ld_b = 68;
-  const Matrix<Scalar> op_a = tilegemm_test::random_matrix<Scalar>(m, k);
-  const Matrix<Scalar> op_b = tilegemm_test::random_matrix<Scalar>(k, n);
-  Matrix<Scalar> stored_a = Matrix<Scalar>::Constant(ld_a, k + 1, tilegemm_test::poison<Scalar>());
-  Matrix<Scalar> stored_b = Matrix<Scalar>::Constant(ld_b, k + 1, tilegemm_test::poison<Scalar>());
-  // Column-major storage from element `offset` on: column j starts at offset + j * ld.
-  for (int j = 0; j < k; ++j)
-    for (int i = 0; i < m; ++i) stored_a.data()[offset + i + j * ld_a] = op_a(i, j);
-  for (int j = 0; j < k; ++j)
-    for (int i = 0; i < n; ++i) stored_b.data()[offset + i + j * ld_b] = op_b(j, i);
-  const Matrix<Scalar> nans = Matrix<Scalar>::Constant(m, n, tilegemm_test::poison<Scalar>());
-  const cl::Buffer c = device_copy(queue, nans);
-  tilegemm::gemm<Config>(queue, Transpose::no, Transpose::yes, m, n, k, Scalar(1), device_copy(queue, stored_a), offset,
-                         ld_a, device_copy(queue, stored_b), offset, ld_b, Scalar(0), c, 0, m)
-      .wait();
-  CHECK(tilegemm_test::compare_with_reference<Scalar>(host_copy<Scalar>(queue, c, m, n), 1.0, op_a, op_b, 0.0, nans) ==
-        "");
+  const int m = 2 * Config::TSM, n = Config::TSN, k = 3 * Config::TSK, offset = 2 * Config::VW;
+  for (int t = 0; t < 4; ++t) {
+    const bool trans_a = t & 1, trans_b = t & 2;
+    INFO(Config::name() << " transA=" << trans_a << " transB=" << trans_b << " seed " << tilegemm_test::run_seed());
+    const Matrix<Scalar> op_a = tilegemm_test::random_matrix<Scalar>(m, k);
+    const Matrix<Scalar> op_b = tilegemm_test::random_matrix<Scalar>(k, n);
+    const Matrix<Scalar> stored_a = trans_a ? Matrix<Scalar>(op_a.transpose()) : op_a;
+    const Matrix<Scalar> stored_b = trans_b ? Matrix<Scalar>(op_b.transpose()) : op_b;
+    const int ld_a = static_cast<int>(stored_a.rows()) + 4 * Config::VW;
+    const int ld_b = static_cast<int>(stored_b.rows()) + 4 * Config::VW;
+    Matrix<Scalar> memory_a = Matrix<Scalar>::Constant(ld_a, stored_a.cols() + 1, tilegemm_test::poison<Scalar>());
+    Matrix<Scalar> memory_b = Matrix<Scalar>::Constant(ld_b, stored_b.cols() + 1, tilegemm_test::poison<Scalar>());
+    // Column-major storage from element `offset` on: column j starts at offset + j * ld.
+    for (Eigen::Index j = 0; j < stored_a.cols(); ++j)
+      for (Eigen::Index i = 0; i < stored_a.rows(); ++i) memory_a.data()[offset + i + j * ld_a] = stored_a(i, j);
+    for (Eigen::Index j = 0; j < stored_b.cols(); ++j)
+      for (Eigen::Index i = 0; i < stored_b.rows(); ++i) memory_b.data()[offset + i + j * ld_b] = stored_b(i, j);
+    const Matrix<Scalar> nans = Matrix<Scalar>::Constant(m, n, tilegemm_test::poison<Scalar>());
+    const cl::Buffer c = device_copy(queue, nans);
+    tilegemm::gemm<Config>(queue, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no, m,
+                           n, k, Scalar(1), device_copy(queue, memory_a), offset, ld_a, device_copy(queue, memory_b),
+                           offset, ld_b, Scalar(0), c, 0, m)
+        .wait();
+    CHECK(tilegemm_test::compare_with_reference<Scalar>(host_copy<Scalar>(queue, c, m, n), 1.0, op_a, op_b, 0.0,
+                                                        nans) == "");
+  }
+}
+
+TEMPLATE_TEST_CASE("kernels read operands in place when they already fit the tiles", "[core]", float, double) {
+  check_in_place_operands<tilegemm::VectorLoads<64, 64, 16, 4, 4, 4>, TestType>();
+  check_in_place_operands<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, TestType>();
+  check_in_place_operands<tilegemm::Prefetch<32, 64, 16, 2, 4, 2>, TestType>();
+  check_in_place_operands<tilegemm::SplitK<32, 32, 16, 2, 2, 2>, TestType>();
 }
 
 TEST_CASE("gemm waits for its wait list and returns an event that completes with the product", "[core]") {

@@ -70,6 +70,18 @@ void check_product(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Sh
                       << " beta=" << beta << ", offsets " << a.offset << "/" << b.offset << "/" << c.offset << ", ld "
                       << a.ld << "/" << b.ld << "/" << c.ld << ", seed " << tilegemm_test::run_seed());
   const cl::Buffer buffer_a = a.upload(context), buffer_b = b.upload(context), buffer_c = c.upload(context);
+  if constexpr (!std::is_same_v<Config, tilegemm::AutoConfig>) {
+    // A configuration too large for the device (e.g. 128x128x16 tiles in double on 48 KiB of local memory)
+    // must be refused with tilegemm::Error before anything runs, and is otherwise not this test's business.
+    const auto limits = tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
+    if (Config::local_memory_elements * sizeof(Scalar) > limits.local_memory_bytes ||
+        static_cast<std::size_t>(Config::threads) > limits.max_work_group_size) {
+      CHECK_THROWS_AS(tilegemm::gemm<Config>(queue, Transpose::no, Transpose::no, s.m, s.n, s.k, alpha, buffer_a,
+                                             a.offset, a.ld, buffer_b, b.offset, b.ld, beta, buffer_c, c.offset, c.ld),
+                      tilegemm::Error);
+      return;
+    }
+  }
   tilegemm::gemm<Config>(queue, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no, s.m,
                          s.n, s.k, alpha, buffer_a, a.offset, a.ld, buffer_b, b.offset, b.ld, beta, buffer_c, c.offset,
                          c.ld)
@@ -157,6 +169,8 @@ TEST_CASE("prefetch 128x64x8_8x4 v2", "[families][prefetch]") {
   check_family<tilegemm::Prefetch<128, 64, 8, 8, 4, 2>>();
 }
 TEST_CASE("prefetch 32x32x8_2x2 v1", "[families][prefetch]") { check_family<tilegemm::Prefetch<32, 32, 8, 2, 2, 1>>(); }
+TEST_CASE("split_k 32x32x16_2x2 v2", "[families][split_k]") { check_family<tilegemm::SplitK<32, 32, 16, 2, 2, 2>>(); }
+TEST_CASE("split_k 64x64x16_4x4 v4", "[families][split_k]") { check_family<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>(); }
 TEST_CASE("default configuration (AutoConfig)", "[families][auto]") { check_family<tilegemm::AutoConfig>(); }
 
 TEST_CASE("about 1152 cubed, every family", "[families][large]") {
@@ -167,5 +181,6 @@ TEST_CASE("about 1152 cubed, every family", "[families][large]") {
   check_large<tilegemm::VectorLoads<64, 64, 16, 4, 4, 4>>();
   check_large<tilegemm::VectorLoads<160, 160, 16, 10, 10, 2>>();
   check_large<tilegemm::Prefetch<128, 128, 16, 8, 8, 4>>();
+  check_large<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>();
   check_large<tilegemm::AutoConfig>();
 }

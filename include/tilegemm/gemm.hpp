@@ -1,6 +1,8 @@
 // gemm: the BLAS-style product on cl::Buffers, C = alpha * op(A) * op(B) + beta * C, column-major.
 #pragma once
 
+#include <algorithm>
+#include <climits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -19,12 +21,55 @@
 namespace tilegemm {
 namespace detail {
 
+// The program for a configuration and two layout flags (see gemm_preamble), chosen at run time.
 template <class Config, class Scalar>
-ProgramText direct_program_text(bool trans_a, bool trans_b) {
-  if (trans_a) {
-    return trans_b ? gemm_program_text<Config, Scalar, true, true>() : gemm_program_text<Config, Scalar, true, false>();
+ProgramText program_text(bool flag_a, bool flag_b) {
+  if (flag_a) {
+    return flag_b ? gemm_program_text<Config, Scalar, true, true>() : gemm_program_text<Config, Scalar, true, false>();
   }
-  return trans_b ? gemm_program_text<Config, Scalar, false, true>() : gemm_program_text<Config, Scalar, false, false>();
+  return flag_b ? gemm_program_text<Config, Scalar, false, true>() : gemm_program_text<Config, Scalar, false, false>();
+}
+
+// Split-K: how many slices of K to multiply in parallel, and how deep each is (a multiple of the tile depth).
+struct SplitPlan {
+  int slices;
+  int k_per_slice;
+};
+
+// Enough slices to give the device two work-groups per compute unit, each slice at least four tiles deep.
+inline SplitPlan plan_split_k(int m, int n, int padded_k, int tsm, int tsn, int tsk, unsigned compute_units) {
+  const long long tiles = static_cast<long long>((m + tsm - 1) / tsm) * ((n + tsn - 1) / tsn);
+  const int k_tiles = padded_k / tsk;
+  const long long wanted = (2LL * compute_units + tiles - 1) / tiles;
+  const int slices = static_cast<int>(std::max(1LL, std::min<long long>(wanted, k_tiles / 4)));
+  const int tiles_per_slice = (k_tiles + slices - 1) / slices;
+  return {(k_tiles + tiles_per_slice - 1) / tiles_per_slice, tiles_per_slice * tsk};
+}
+
+// The two passes of split-K: partial products of the slices into a workspace, then their sum into C.
+template <class Config, class Scalar>
+cl::Event run_split_k(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, const PackedOperand& a,
+                      const PackedOperand& b, const std::vector<cl::Event>& ready) {
+  const int padded_k = static_cast<int>(round_up(p.k, Config::TSK));
+  const SplitPlan plan = plan_split_k(p.m, p.n, padded_k, Config::TSM, Config::TSN, Config::TSK,
+                                      device_limits(queue.getInfo<CL_QUEUE_DEVICE>()).compute_units);
+  const long long mp = static_cast<long long>(round_up(p.m, Config::TSM));
+  const long long np = static_cast<long long>(round_up(p.n, Config::TSN));
+  require(plan.slices * mp * np <= INT_MAX, "the split-K workspace would exceed 2^31 - 1 elements; use a smaller C.");
+  cl_int status = CL_SUCCESS;
+  const cl::Buffer workspace(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE,
+                             sizeof(Scalar) * plan.slices * mp * np, nullptr, &status);
+  check(status, "clCreateBuffer (split-K workspace)");
+  cl::Kernel slices = make_kernel(queue, program_text<Config, Scalar>(a.k_contiguous, b.k_contiguous), Config::threads);
+  set_args(slices, p.m, p.n, padded_k, p.alpha, p.beta, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, workspace,
+           static_cast<int>(mp * np), static_cast<int>(mp), plan.k_per_slice);
+  const cl::Event partial = enqueue(queue, slices, cl::NDRange(mp / Config::WPTM, np / Config::WPTN, plan.slices),
+                                    cl::NDRange(Config::threads_m, Config::threads_n, 1), ready);
+  cl::Kernel sum = make_kernel(queue, support_program_text<Scalar>(sum_slices_kernel_name), pack_tile * pack_tile);
+  set_args(sum, p.m, p.n, plan.slices, p.alpha, p.beta, workspace, static_cast<int>(mp * np), static_cast<int>(mp),
+           p.c.buffer, p.c.offset, p.c.ld);
+  return enqueue(queue, sum, cl::NDRange(round_up(p.m, pack_tile), round_up(p.n, pack_tile)),
+                 cl::NDRange(pack_tile, pack_tile), {partial});
 }
 
 // Runs one configuration: packs the operands first where its family needs that, then the GEMM kernel.
@@ -36,16 +81,21 @@ cl::Event run_config(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p
   const cl::NDRange local(Config::threads_m, Config::threads_n);
   if constexpr (Config::packed_operands) {
     std::vector<cl::Event> ready = wait;
-    const PackedOperand a =
-        pack_operand<Scalar, Config::VW>(queue, p.a, p.m, p.k, !p.trans_a, Config::TSM, Config::TSK, wait, ready);
-    const PackedOperand b =
-        pack_operand<Scalar, Config::VW>(queue, p.b, p.n, p.k, p.trans_b, Config::TSN, Config::TSK, wait, ready);
-    cl::Kernel kernel = make_kernel(queue, gemm_program_text<Config, Scalar, false, false>(), Config::threads);
-    set_args(kernel, p.m, p.n, static_cast<int>(round_up(p.k, Config::TSK)), p.alpha, p.beta, a.buffer, a.offset, a.ld,
-             b.buffer, b.offset, b.ld, p.c.buffer, p.c.offset, p.c.ld);
-    return enqueue(queue, kernel, global, local, ready);
+    const PackedOperand a = pack_operand<Scalar, Config::VW>(queue, p.a, p.m, p.k, !p.trans_a, Config::TSM, Config::TSK,
+                                                             Config::reads_either_layout, wait, ready);
+    const PackedOperand b = pack_operand<Scalar, Config::VW>(queue, p.b, p.n, p.k, p.trans_b, Config::TSN, Config::TSK,
+                                                             Config::reads_either_layout, wait, ready);
+    if constexpr (Config::family == Family::split_k) {
+      return run_split_k<Config>(queue, p, a, b, ready);
+    } else {
+      cl::Kernel kernel =
+          make_kernel(queue, program_text<Config, Scalar>(a.k_contiguous, b.k_contiguous), Config::threads);
+      set_args(kernel, p.m, p.n, static_cast<int>(round_up(p.k, Config::TSK)), p.alpha, p.beta, a.buffer, a.offset,
+               a.ld, b.buffer, b.offset, b.ld, p.c.buffer, p.c.offset, p.c.ld);
+      return enqueue(queue, kernel, global, local, ready);
+    }
   } else {
-    cl::Kernel kernel = make_kernel(queue, direct_program_text<Config, Scalar>(p.trans_a, p.trans_b), Config::threads);
+    cl::Kernel kernel = make_kernel(queue, program_text<Config, Scalar>(p.trans_a, p.trans_b), Config::threads);
     set_args(kernel, p.m, p.n, p.k, p.alpha, p.beta, p.a.buffer, p.a.offset, p.a.ld, p.b.buffer, p.b.offset, p.b.ld,
              p.c.buffer, p.c.offset, p.c.ld);
     return enqueue(queue, kernel, global, local, wait);
@@ -87,7 +137,7 @@ cl::Event gemm_checked(const cl::CommandQueue& queue, const GemmProblem<Scalar>&
   }
   if (p.k == 0 || p.alpha == Scalar(0)) return scale_c(queue, p, wait);
   if constexpr (std::is_same_v<Config, AutoConfig>) {
-    return run_default_config(choose_default_config(device, p.m, p.n, p.k), queue, p, wait,
+    return run_default_config(choose_default_config(device, sizeof(Scalar), p.m, p.n, p.k), queue, p, wait,
                               std::make_index_sequence<std::tuple_size_v<DefaultCandidates>>{});
   } else {
     static_assert(

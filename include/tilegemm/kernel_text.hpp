@@ -39,7 +39,7 @@ constexpr std::string_view family_source() {
   if constexpr (F == Family::local_tiles) return local_tiles_kernel_source;
   if constexpr (F == Family::wide_types) return wide_types_kernel_source;
   if constexpr (F == Family::register_blocking) return register_blocking_kernel_source;
-  if constexpr (F == Family::prefetch) return prefetch_kernel_source;
+  if constexpr (F == Family::prefetch || F == Family::split_k) return prefetch_kernel_source;
 }
 
 template <Family F>
@@ -48,24 +48,29 @@ constexpr const char* family_kernel_name() {
   if constexpr (F == Family::local_tiles) return local_tiles_kernel_name;
   if constexpr (F == Family::wide_types) return wide_types_kernel_name;
   if constexpr (F == Family::register_blocking) return register_blocking_kernel_name;
-  if constexpr (F == Family::prefetch) return prefetch_kernel_name;
+  if constexpr (F == Family::prefetch || F == Family::split_k) return prefetch_kernel_name;
 }
 
-// The preamble that turns a TileConfig, a scalar type and the transpose flags into OpenCL C #defines.
-// Kernels on packed operands ignore the transposes, so they are always built with TRANS_A = TRANS_B = 0.
-template <class Config, class Scalar, bool TransA, bool TransB>
+// The preamble that turns a TileConfig, a scalar type and two layout flags into OpenCL C #defines. The flags are
+// the transposes for the families that read the caller's operands directly (TRANS_A, TRANS_B), whether A and B
+// are K-contiguous for those that read either layout (A_K_CONTIGUOUS, B_K_CONTIGUOUS), and unused (0) by the
+// others, which read packed copies.
+template <class Config, class Scalar, bool FlagA, bool FlagB>
 inline constexpr auto gemm_preamble =
     scalar_preamble<Scalar, Config::VW>() + define_line<Config::TSM>("TSM") + define_line<Config::TSN>("TSN") +
     define_line<Config::TSK>("TSK") + define_line<Config::WPTM>("WPTM") + define_line<Config::WPTN>("WPTN") +
     define_line<Config::VW>("VW") + define_line<Config::threads_m>("THREADS_M") +
     define_line<Config::threads_n>("THREADS_N") + define_line<Config::threads>("THREADS") +
     define_line<Config::loads_a>("LOADS_A") + define_line<Config::loads_b>("LOADS_B") +
-    define_line<TransA && !Config::packed_operands>("TRANS_A") +
-    define_line<TransB && !Config::packed_operands>("TRANS_B");
+    define_line<FlagA && !Config::packed_operands>("TRANS_A") +
+    define_line<FlagB && !Config::packed_operands>("TRANS_B") +
+    define_line<FlagA && Config::reads_either_layout>("A_K_CONTIGUOUS") +
+    define_line<FlagB && Config::reads_either_layout>("B_K_CONTIGUOUS") +
+    define_line<Config::family == Family::split_k>("SPLIT_K");
 
-template <class Config, class Scalar, bool TransA, bool TransB>
+template <class Config, class Scalar, bool FlagA, bool FlagB>
 constexpr ProgramText gemm_program_text() {
-  constexpr std::string_view preamble = gemm_preamble<Config, Scalar, TransA, TransB>.view();
+  constexpr std::string_view preamble = gemm_preamble<Config, Scalar, FlagA, FlagB>.view();
   constexpr std::string_view body = family_source<Config::family>();
   return {preamble, common_kernel_source, body, family_kernel_name<Config::family>(),
           program_key(preamble, common_kernel_source, body)};

@@ -14,7 +14,10 @@ enum class Family {
   wide_types,         // kernel 4: vector types, VW rows of C per work-item, one vector multiply-add per step
   register_blocking,  // kernels 5, 6 and 7: WPTM x WPTN register blocks, transposed (N-contiguous) B,
                       // rectangular tiles, VW-wide loads from global memory when VW > 1
-  prefetch,           // kernel 9: register blocking with double-buffered local memory and VW-wide local reads
+  prefetch,           // kernel 9: register blocking with double-buffered local memory and VW-wide local reads;
+                      // reads the caller's A and B in place, in either layout, whenever they fill whole tiles
+  split_k,            // the prefetch kernel on slices of K in parallel, then a kernel that sums the slices:
+                      // for small C and large K
 };
 
 inline const char* family_name(Family family) {
@@ -29,6 +32,8 @@ inline const char* family_name(Family family) {
       return "register_blocking";
     case Family::prefetch:
       return "prefetch";
+    case Family::split_k:
+      return "split_k";
   }
   return "unknown";
 }
@@ -85,16 +90,21 @@ struct TileConfig {
       "TileConfig: the wide_types family needs square tiles (TSM == TSN == TSK), WPTM == VW > 1 and WPTN == 1; "
       "use WideTypes<TS, WIDTH>.");
 
-  static_assert(family != Family::prefetch || (WPTM % VW == 0 && WPTN % VW == 0),
-                "TileConfig: the prefetch family reads whole vectors from local memory, so WPTM and WPTN must be "
-                "multiples of the vector width VW.");
+  // The prefetch kernel and split-K (which runs it) read operands in either layout and local memory by vectors.
+  static constexpr bool reads_either_layout = family == Family::prefetch || family == Family::split_k;
+  static_assert(!reads_either_layout || (WPTM % VW == 0 && WPTN % VW == 0 && TSK % VW == 0),
+                "TileConfig: the prefetch and split_k families read whole vectors along M, N and K, so WPTM, WPTN "
+                "and TSK must be multiples of the vector width VW.");
 
   // Whether the kernel reads zero-padded copies of A (M-contiguous) and B (N-contiguous) instead of the caller's.
   static constexpr bool packed_operands = family != Family::naive && family != Family::local_tiles;
 
   // Local memory one work-group uses, in elements of the scalar type.
-  static constexpr std::size_t local_memory_elements =
-      family == Family::naive ? 0 : static_cast<std::size_t>(family == Family::prefetch ? 2 : 1) * TSK * (TSM + TSN);
+  // (The prefetch kernel keeps two of each tile, with one vector of padding per row.)
+  static constexpr std::size_t local_memory_elements = family == Family::naive ? 0
+                                                       : reads_either_layout
+                                                           ? static_cast<std::size_t>(2) * TSK * (TSM + TSN + 2 * VW)
+                                                           : static_cast<std::size_t>(TSK) * (TSM + TSN);
 
   // A readable name such as "register_blocking 64x64x16 4x4 v4", used in messages and benchmark tables.
   static std::string name() {
@@ -121,6 +131,8 @@ template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
 using VectorLoads = TileConfig<TSM, TSN, TSK, WPTM, WPTN, VW, Family::register_blocking>;
 template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
 using Prefetch = TileConfig<TSM, TSN, TSK, WPTM, WPTN, VW, Family::prefetch>;
+template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
+using SplitK = TileConfig<TSM, TSN, TSK, WPTM, WPTN, VW, Family::split_k>;
 
 namespace detail {
 template <class T>

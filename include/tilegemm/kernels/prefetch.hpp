@@ -1,78 +1,118 @@
 // kernels/prefetch: tutorial kernel 9, register blocking with double-buffered local memory: the next slice of A
-// and B is fetched into registers while the current one is multiplied.
+// and B is fetched into registers while the current one is multiplied. Also the first pass of split-K.
 #pragma once
 
 namespace tilegemm::detail {
 
 inline constexpr char prefetch_kernel_name[] = "gemm_prefetch";
 inline constexpr char prefetch_kernel_source[] = R"CLC(
-// Reads packed operands like gemm_register_blocking (A M-contiguous, B N-contiguous, zero-padded to whole tiles,
-// addressed in vectors of VW; K is the padded depth). Each work-item's WPTM x WPTN block is made of groups of VW
-// consecutive rows and columns, GROUPS_M x GROUPS_N of them, spaced THREADS_M * VW rows and THREADS_N * VW
-// columns apart, so that it reads its operands from local memory a whole vector at a time.
+// Operands are zero-padded to whole tiles and addressed in vectors of VW (offsets and leading dimensions too);
+// K is the padded depth, a multiple of TSK. Each operand is read in one of two layouts, fixed at compile time:
+//   outer-contiguous (A_K_CONTIGUOUS / B_K_CONTIGUOUS = 0): A(m, k) = A[k * lda + m], B(k, n) = B[k * ldb + n];
+//   K-contiguous (= 1):                                    A(m, k) = A[m * lda + k], B(k, n) = B[n * ldb + k],
+// so that A as stored by the caller, B as stored by the caller, and the pack kernel's copies all fit.
+// Each work-item's WPTM x WPTN block is made of groups of VW consecutive rows and columns, GROUPS_M x GROUPS_N of
+// them, spaced THREADS_M * VW rows and THREADS_N * VW columns apart, so that it reads local memory a vector at
+// a time without bank conflicts.
+// With SPLIT_K, work-group (i, j, s) multiplies only the s-th stretch of k_per_slice and writes its raw sum to
+// the dense workspace C (leading dimension ldc, slice s at c_offset * s); sum_slices then forms the result.
 #define GROUPS_M (WPTM / VW)
 #define GROUPS_N (WPTN / VW)
+#define ROW_A (TSM / VW + 1)  // vectors per row of a local tile: one of padding spreads K-contiguous stores
+#define ROW_B (TSN / VW + 1)  // over the banks
+
+#if A_K_CONTIGUOUS
+#define A_VECTOR(id, k0) A[((id) / (TSK / VW)) * lda + (k0) / VW + (id) % (TSK / VW)]
+#define A_STASH(local, id, value) stash_transposed(local, ROW_A, (id) % (TSK / VW), (id) / (TSK / VW), value)
+#else
+#define A_VECTOR(id, k0) A[((k0) + (id) / (TSM / VW)) * lda + (id) % (TSM / VW)]
+#define A_STASH(local, id, value) (local)[((id) / (TSM / VW)) * ROW_A + (id) % (TSM / VW)] = (value)
+#endif
+#if B_K_CONTIGUOUS
+#define B_VECTOR(id, k0) B[((id) / (TSK / VW)) * ldb + (k0) / VW + (id) % (TSK / VW)]
+#define B_STASH(local, id, value) stash_transposed(local, ROW_B, (id) % (TSK / VW), (id) / (TSK / VW), value)
+#else
+#define B_VECTOR(id, k0) B[((k0) + (id) / (TSN / VW)) * ldb + (id) % (TSN / VW)]
+#define B_STASH(local, id, value) (local)[((id) / (TSN / VW)) * ROW_B + (id) % (TSN / VW)] = (value)
+#endif
+
+// Writes a vector of VW consecutive k of one row (or column) `outer` into the k-major local tile.
+inline void stash_transposed(__local realV* tile, const int row, const int k_vector, const int outer,
+                             const realV value) {
+  real parts[VW];
+  STOREV(value, parts);
+  __local real* scalars = (__local real*)tile;
+  for (int c = 0; c < VW; ++c) scalars[(k_vector * VW + c) * row * VW + outer] = parts[c];
+}
 
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
 void gemm_prefetch(const int M, const int N, const int K, const real alpha, const real beta,
                    __global const realV* restrict A, const int a_offset, const int lda,
                    __global const realV* restrict B, const int b_offset, const int ldb,
-                   __global real* C, const int c_offset, const int ldc) {
+                   __global real* C, const int c_offset, const int ldc
+#if SPLIT_K
+                   , const int k_per_slice
+#endif
+                   ) {
   const int tm = get_local_id(0);
   const int tn = get_local_id(1);
   const int tid = tn * THREADS_M + tm;
   const int tile_m = TSM * get_group_id(0);
   const int tile_n = TSN * get_group_id(1);
+#if A_K_CONTIGUOUS
+  A += a_offset + tile_m * lda;
+#else
   A += a_offset + tile_m / VW;
+#endif
+#if B_K_CONTIGUOUS
+  B += b_offset + tile_n * ldb;
+#else
   B += b_offset + tile_n / VW;
+#endif
+#if SPLIT_K
+  const int k_begin = get_group_id(2) * k_per_slice;
+  const int k_end = min(K, k_begin + k_per_slice);
+  C += c_offset * get_group_id(2);
+#else
+  const int k_begin = 0;
+  const int k_end = K;
   C += c_offset;
+#endif
 
-  __local realV Asub[2][TSK][TSM / VW];  // two buffers: one multiplied while the other is filled
-  __local realV Bsub[2][TSK][TSN / VW];
+  __local realV Asub[2][TSK * ROW_A];  // two buffers: one multiplied while the other is filled
+  __local realV Bsub[2][TSK * ROW_B];
   realV next_a[LOADS_A];
   realV next_b[LOADS_B];
   real acc[WPTM][WPTN];
   for (int i = 0; i < WPTM; ++i)
     for (int j = 0; j < WPTN; ++j) acc[i][j] = 0;
 
-  // Vector l of a slice of A (or B): row k of the slice, vector v within the row; neighbours load neighbours.
-#define FETCH(k0)                                                                                  \
-  for (int l = 0; l < LOADS_A; ++l) {                                                              \
-    const int id = l * THREADS + tid;                                                              \
-    next_a[l] = A[((k0) + id / (TSM / VW)) * lda + id % (TSM / VW)];                               \
-  }                                                                                                \
-  for (int l = 0; l < LOADS_B; ++l) {                                                              \
-    const int id = l * THREADS + tid;                                                              \
-    next_b[l] = B[((k0) + id / (TSN / VW)) * ldb + id % (TSN / VW)];                               \
-  }
-#define STASH(buffer)                                                                              \
-  for (int l = 0; l < LOADS_A; ++l) {                                                              \
-    const int id = l * THREADS + tid;                                                              \
-    Asub[buffer][id / (TSM / VW)][id % (TSM / VW)] = next_a[l];                                    \
-  }                                                                                                \
-  for (int l = 0; l < LOADS_B; ++l) {                                                              \
-    const int id = l * THREADS + tid;                                                              \
-    Bsub[buffer][id / (TSN / VW)][id % (TSN / VW)] = next_b[l];                                    \
-  }
+  // Vector l of a slice: neighbouring work-items load neighbouring vectors.
+#define FETCH(k0)                                                                        \
+  for (int l = 0; l < LOADS_A; ++l) next_a[l] = A_VECTOR(l * THREADS + tid, k0);         \
+  for (int l = 0; l < LOADS_B; ++l) next_b[l] = B_VECTOR(l * THREADS + tid, k0);
+#define STASH(buffer)                                                                    \
+  for (int l = 0; l < LOADS_A; ++l) A_STASH(Asub[buffer], l * THREADS + tid, next_a[l]); \
+  for (int l = 0; l < LOADS_B; ++l) B_STASH(Bsub[buffer], l * THREADS + tid, next_b[l]);
 
-  FETCH(0);
-  STASH(0);
+  if (k_begin < k_end) {
+    FETCH(k_begin);
+    STASH(0);
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
-  const int slices = K / TSK;
-  for (int s = 0; s < slices; ++s) {
-    const int current = s & 1;
-    if (s + 1 < slices) {
-      FETCH((s + 1) * TSK);  // in flight while this slice is multiplied
+  for (int k0 = k_begin, current = 0; k0 < k_end; k0 += TSK, current ^= 1) {
+    if (k0 + TSK < k_end) {
+      FETCH(k0 + TSK);  // in flight while this slice is multiplied
     }
     for (int k = 0; k < TSK; ++k) {
       real a[WPTM];
       real b[WPTN];
-      for (int g = 0; g < GROUPS_M; ++g) STOREV(Asub[current][k][g * THREADS_M + tm], &a[g * VW]);
-      for (int g = 0; g < GROUPS_N; ++g) STOREV(Bsub[current][k][g * THREADS_N + tn], &b[g * VW]);
+      for (int g = 0; g < GROUPS_M; ++g) STOREV(Asub[current][k * ROW_A + g * THREADS_M + tm], &a[g * VW]);
+      for (int g = 0; g < GROUPS_N; ++g) STOREV(Bsub[current][k * ROW_B + g * THREADS_N + tn], &b[g * VW]);
       for (int i = 0; i < WPTM; ++i)
         for (int j = 0; j < WPTN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
     }
-    if (s + 1 < slices) {
+    if (k0 + TSK < k_end) {
       STASH(current ^ 1);  // nobody reads that buffer any more: all passed the barrier after multiplying it
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -84,7 +124,11 @@ void gemm_prefetch(const int M, const int N, const int K, const real alpha, cons
         for (int w = 0; w < VW; ++w) {
           const int m = tile_m + (gm * THREADS_M + tm) * VW + v;
           const int n = tile_n + (gn * THREADS_N + tn) * VW + w;
+#if SPLIT_K
+          C[m + n * ldc] = acc[gm * VW + v][gn * VW + w];  // the workspace covers whole tiles
+#else
           STORE_C(m, n, acc[gm * VW + v][gn * VW + w]);
+#endif
         }
 }
 )CLC";

@@ -5,6 +5,7 @@ namespace tilegemm::detail {
 
 inline constexpr char pack_kernel_name[] = "pack_operand";
 inline constexpr char scale_kernel_name[] = "scale_c";
+inline constexpr char sum_slices_kernel_name[] = "sum_slices";
 inline constexpr int pack_tile = 16;  // the pack kernel's work-group is pack_tile x pack_tile
 
 inline constexpr char support_kernel_source[] = R"CLC(
@@ -33,6 +34,24 @@ void pack_operand(const int outer, const int inner, const int outer_contiguous,
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   if (o0 + x < outer_padded && i0 + y < inner_padded) dst[(i0 + y) * outer_padded + o0 + x] = tile[y][x];
+}
+
+// C = alpha * (W_0 + ... + W_{slices-1}) + beta * C: the second pass of split-K, over the partial products W_s
+// that its slices left in a dense workspace (slice s at s * slice_stride, leading dimension ldw). C is not read
+// when beta is zero.
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
+void sum_slices(const int M, const int N, const int slices, const real alpha, const real beta,
+                __global const real* restrict W, const int slice_stride, const int ldw,
+                __global real* C, const int c_offset, const int ldc) {
+  const int m = get_global_id(0);
+  const int n = get_global_id(1);
+  if (m < M && n < N) {
+    real sum = 0;
+    for (int s = 0; s < slices; ++s) sum += W[s * slice_stride + m + n * ldw];
+    C += c_offset;
+    const int i = m + n * ldc;
+    C[i] = beta == (real)0 ? alpha * sum : alpha * sum + beta * C[i];
+  }
 }
 
 // C = beta * C for the M x N matrix C; C is not read when beta is zero.
