@@ -76,7 +76,8 @@ void check_product(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Sh
     const auto limits = tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
     if (Config::local_memory_elements * sizeof(Scalar) > limits.local_memory_bytes ||
         static_cast<std::size_t>(Config::threads) > limits.max_work_group_size) {
-      CHECK_THROWS_AS(tilegemm::gemm<Config>(queue, Transpose::no, Transpose::no, s.m, s.n, s.k, alpha, buffer_a,
+      CHECK_THROWS_AS(tilegemm::gemm<Config>(queue, trans_a ? Transpose::yes : Transpose::no,
+                                             trans_b ? Transpose::yes : Transpose::no, s.m, s.n, s.k, alpha, buffer_a,
                                              a.offset, a.ld, buffer_b, b.offset, b.ld, beta, buffer_c, c.offset, c.ld),
                       tilegemm::Error);
       return;

@@ -6,8 +6,8 @@
 
 namespace {
 
-using tilegemm::detail::fnv1a;
 using tilegemm::detail::fixed_string;
+using tilegemm::detail::fnv1a;
 using tilegemm::detail::gemm_program_text;
 using tilegemm::detail::to_fixed_string;
 
@@ -45,7 +45,13 @@ static_assert(contains(vector_loads.preamble, "#define realV float2\n"));
 static_assert(contains(vector_loads.preamble, "#define TSM 64\n#define TSN 32\n#define TSK 16\n"));
 static_assert(contains(vector_loads.preamble, "#define WPTM 4\n#define WPTN 2\n#define VW 2\n"));
 static_assert(contains(vector_loads.preamble, "#define THREADS_M 16\n#define THREADS_N 16\n#define THREADS 256\n"));
-static_assert(contains(vector_loads.preamble, "#define TRANS_A 0\n#define TRANS_B 0\n"));
+static_assert(contains(vector_loads.preamble, "#define TRANS_A 0\n#define TRANS_B 0\n#define A_K_CONTIGUOUS 0\n"));
+// Prefetch kernels read either layout: the flags say which operands are K-contiguous; split-K is marked too.
+constexpr auto prefetch = gemm_program_text<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, float, false, true>();
+static_assert(contains(prefetch.preamble, "#define TRANS_A 0\n#define TRANS_B 0\n"));
+static_assert(contains(prefetch.preamble, "#define A_K_CONTIGUOUS 0\n#define B_K_CONTIGUOUS 1\n#define SPLIT_K 0\n"));
+static_assert(contains(gemm_program_text<tilegemm::SplitK<64, 64, 16, 4, 4, 4>, float, true, false>().preamble,
+                       "#define A_K_CONTIGUOUS 1\n#define B_K_CONTIGUOUS 0\n#define SPLIT_K 1\n"));
 static_assert(contains(vector_loads.kernel_name, "gemm_register_blocking"));
 
 constexpr auto naive_double = gemm_program_text<tilegemm::Naive<8, 4>, double, true, false>();
@@ -55,12 +61,14 @@ static_assert(contains(naive_double.preamble, "#define TRANS_A 1\n#define TRANS_
 
 // Cache keys are computed at compile time and differ whenever the program text does.
 using Local16 = tilegemm::LocalTiles<16>;
-static_assert(gemm_program_text<Local16, float, false, false>().key != gemm_program_text<Local16, float, true, false>().key);
+static_assert(gemm_program_text<Local16, float, false, false>().key !=
+              gemm_program_text<Local16, float, true, false>().key);
 static_assert(gemm_program_text<Local16, float, false, false>().key !=
               gemm_program_text<Local16, double, false, false>().key);
 static_assert(gemm_program_text<Local16, float, false, false>().key ==
               gemm_program_text<Local16, float, false, false>().key);
-static_assert(gemm_program_text<Kernel6, float, true, false>().key == gemm_program_text<Kernel6, float, false, true>().key);
+static_assert(gemm_program_text<Kernel6, float, true, false>().key ==
+              gemm_program_text<Kernel6, float, false, true>().key);
 static_assert(fnv1a("") == 14695981039346656037ULL && fnv1a("a") == 0xaf63dc4c8601ec8cULL);  // published FNV-1a vectors
 
 }  // namespace
@@ -73,9 +81,10 @@ TEST_CASE("TileConfig names describe the configuration", "[kernel_text]") {
 
 TEST_CASE("the preamble is one #define per parameter, in a fixed order", "[kernel_text]") {
   constexpr auto text = gemm_program_text<tilegemm::RegisterBlocking<64, 64, 16, 4, 4>, float, false, true>();
-  CHECK(std::string(text.preamble) ==
-        "#define real float\n#define realV real\n#define STOREV(value, pointer) (*(pointer) = (value))\n"
-        "#define TSM 64\n#define TSN 64\n#define TSK 16\n#define WPTM 4\n#define WPTN 4\n#define VW 1\n"
-        "#define THREADS_M 16\n#define THREADS_N 16\n#define THREADS 256\n#define LOADS_A 4\n#define LOADS_B 4\n"
-        "#define TRANS_A 0\n#define TRANS_B 0\n");
+  CHECK(
+      std::string(text.preamble) ==
+      "#define real float\n#define realV real\n#define STOREV(value, pointer) (*(pointer) = (value))\n"
+      "#define TSM 64\n#define TSN 64\n#define TSK 16\n#define WPTM 4\n#define WPTN 4\n#define VW 1\n"
+      "#define THREADS_M 16\n#define THREADS_N 16\n#define THREADS 256\n#define LOADS_A 4\n#define LOADS_B 4\n"
+      "#define TRANS_A 0\n#define TRANS_B 0\n#define A_K_CONTIGUOUS 0\n#define B_K_CONTIGUOUS 0\n#define SPLIT_K 0\n");
 }

@@ -16,6 +16,7 @@
 #include "launch.hpp"
 #include "packing.hpp"
 #include "scalar.hpp"
+#include "scratch_pool.hpp"
 #include "tile_config.hpp"
 
 namespace tilegemm {
@@ -48,18 +49,16 @@ inline SplitPlan plan_split_k(int m, int n, int padded_k, int tsm, int tsn, int 
 
 // The two passes of split-K: partial products of the slices into a workspace, then their sum into C.
 template <class Config, class Scalar>
-cl::Event run_split_k(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, const PackedOperand& a,
-                      const PackedOperand& b, const std::vector<cl::Event>& ready) {
+cl::Event run_split_k(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, PackedOperand& a, PackedOperand& b,
+                      const std::vector<cl::Event>& ready) {
   const int padded_k = static_cast<int>(round_up(p.k, Config::TSK));
   const SplitPlan plan = plan_split_k(p.m, p.n, padded_k, Config::TSM, Config::TSN, Config::TSK,
                                       device_limits(queue.getInfo<CL_QUEUE_DEVICE>()).compute_units);
   const long long mp = static_cast<long long>(round_up(p.m, Config::TSM));
   const long long np = static_cast<long long>(round_up(p.n, Config::TSN));
   require(plan.slices * mp * np <= INT_MAX, "the split-K workspace would exceed 2^31 - 1 elements; use a smaller C.");
-  cl_int status = CL_SUCCESS;
-  const cl::Buffer workspace(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE,
-                             sizeof(Scalar) * plan.slices * mp * np, nullptr, &status);
-  check(status, "clCreateBuffer (split-K workspace)");
+  ScratchBuffer pooled(queue.getInfo<CL_QUEUE_CONTEXT>(), sizeof(Scalar) * plan.slices * mp * np);
+  const cl::Buffer& workspace = pooled.buffer();
   cl::Kernel slices = make_kernel(queue, program_text<Config, Scalar>(a.k_contiguous, b.k_contiguous), Config::threads);
   set_args(slices, p.m, p.n, padded_k, p.alpha, p.beta, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, workspace,
            static_cast<int>(mp * np), static_cast<int>(mp), plan.k_per_slice);
@@ -68,8 +67,10 @@ cl::Event run_split_k(const cl::CommandQueue& queue, const GemmProblem<Scalar>& 
   cl::Kernel sum = make_kernel(queue, support_program_text<Scalar>(sum_slices_kernel_name), pack_tile * pack_tile);
   set_args(sum, p.m, p.n, plan.slices, p.alpha, p.beta, workspace, static_cast<int>(mp * np), static_cast<int>(mp),
            p.c.buffer, p.c.offset, p.c.ld);
-  return enqueue(queue, sum, cl::NDRange(round_up(p.m, pack_tile), round_up(p.n, pack_tile)),
-                 cl::NDRange(pack_tile, pack_tile), {partial});
+  const cl::Event done = enqueue(queue, sum, cl::NDRange(round_up(p.m, pack_tile), round_up(p.n, pack_tile)),
+                                 cl::NDRange(pack_tile, pack_tile), {partial});
+  pooled.give_back_after(done);
+  return done;
 }
 
 // Runs one configuration: packs the operands first where its family needs that, then the GEMM kernel.
@@ -80,20 +81,28 @@ cl::Event run_config(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p
   const cl::NDRange global(round_up(p.m, Config::TSM) / Config::WPTM, round_up(p.n, Config::TSN) / Config::WPTN);
   const cl::NDRange local(Config::threads_m, Config::threads_n);
   if constexpr (Config::packed_operands) {
+    // K-contiguous operands are read in place by the kernels that can, unless the copy pays off (see packing.hpp):
+    // A is reused over the n columns of C, B over its m rows.
+    const bool a_in_either_layout = Config::reads_either_layout && p.n < pack_k_contiguous_from;
+    const bool b_in_either_layout = Config::reads_either_layout && p.m < pack_k_contiguous_from;
     std::vector<cl::Event> ready = wait;
-    const PackedOperand a = pack_operand<Scalar, Config::VW>(queue, p.a, p.m, p.k, !p.trans_a, Config::TSM, Config::TSK,
-                                                             Config::reads_either_layout, wait, ready);
-    const PackedOperand b = pack_operand<Scalar, Config::VW>(queue, p.b, p.n, p.k, p.trans_b, Config::TSN, Config::TSK,
-                                                             Config::reads_either_layout, wait, ready);
+    PackedOperand a = pack_operand<Scalar, Config::VW>(queue, p.a, p.m, p.k, !p.trans_a, Config::TSM, Config::TSK,
+                                                       a_in_either_layout, wait, ready);
+    PackedOperand b = pack_operand<Scalar, Config::VW>(queue, p.b, p.n, p.k, p.trans_b, Config::TSN, Config::TSK,
+                                                       b_in_either_layout, wait, ready);
+    cl::Event done;
     if constexpr (Config::family == Family::split_k) {
-      return run_split_k<Config>(queue, p, a, b, ready);
+      done = run_split_k<Config>(queue, p, a, b, ready);
     } else {
       cl::Kernel kernel =
           make_kernel(queue, program_text<Config, Scalar>(a.k_contiguous, b.k_contiguous), Config::threads);
       set_args(kernel, p.m, p.n, static_cast<int>(round_up(p.k, Config::TSK)), p.alpha, p.beta, a.buffer, a.offset,
                a.ld, b.buffer, b.offset, b.ld, p.c.buffer, p.c.offset, p.c.ld);
-      return enqueue(queue, kernel, global, local, ready);
+      done = enqueue(queue, kernel, global, local, ready);
     }
+    a.done_after(done);
+    b.done_after(done);
+    return done;
   } else {
     cl::Kernel kernel = make_kernel(queue, program_text<Config, Scalar>(p.trans_a, p.trans_b), Config::threads);
     set_args(kernel, p.m, p.n, p.k, p.alpha, p.beta, p.a.buffer, p.a.offset, p.a.ld, p.b.buffer, p.b.offset, p.b.ld,

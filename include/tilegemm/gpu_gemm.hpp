@@ -14,6 +14,7 @@
 #include "opencl.hpp"
 #include "queue.hpp"
 #include "scalar.hpp"
+#include "scratch_pool.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -22,24 +23,23 @@ inline std::string shape(Eigen::Index rows, Eigen::Index cols) {
   return std::to_string(rows) + "x" + std::to_string(cols);
 }
 
-// A dense rows x cols device copy of a host operand, filled from its (possibly strided) storage without
-// a host-side copy; `fill` false leaves it unwritten.
+// Fills `device` (dense, rows x cols) from the (possibly strided) storage of a host operand without a host-side copy.
 template <class Scalar, class Pointer>
-cl::Buffer to_device(const cl::CommandQueue& queue, const HostOperand<Scalar, Pointer>& host, bool fill = true) {
-  cl_int status = CL_SUCCESS;
+void to_device(const cl::CommandQueue& queue, const HostOperand<Scalar, Pointer>& host, const cl::Buffer& device) {
   const std::size_t column_bytes = sizeof(Scalar) * host.rows;
-  cl::Buffer buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE, column_bytes * host.cols, nullptr, &status);
-  check(status, "clCreateBuffer");
-  if (!fill) return buffer;
   if (host.ld == host.rows) {
-    check(queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, column_bytes * host.cols, host.data), "clEnqueueWriteBuffer");
+    check(queue.enqueueWriteBuffer(device, CL_TRUE, 0, column_bytes * host.cols, host.data), "clEnqueueWriteBuffer");
   } else {
-    check(queue.enqueueWriteBufferRect(buffer, CL_TRUE, {0, 0, 0}, {0, 0, 0},
+    check(queue.enqueueWriteBufferRect(device, CL_TRUE, {0, 0, 0}, {0, 0, 0},
                                        {column_bytes, static_cast<std::size_t>(host.cols), 1}, column_bytes, 0,
                                        sizeof(Scalar) * host.ld, 0, host.data),
           "clEnqueueWriteBufferRect");
   }
-  return buffer;
+}
+
+template <class Scalar, class Pointer>
+std::size_t dense_bytes(const HostOperand<Scalar, Pointer>& host) {
+  return sizeof(Scalar) * host.rows * host.cols;
 }
 
 // Reads a dense device matrix back into the (possibly strided) storage of `host`, touching nothing between columns.
@@ -62,14 +62,17 @@ void from_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, const 
 template <class Config, class Scalar>
 void multiply_on_device(const cl::CommandQueue& queue, const HostOperand<Scalar>& a, const HostOperand<Scalar>& b,
                         const HostOperand<Scalar, Scalar*>& c, Scalar alpha, Scalar beta) {
-  const cl::Buffer device_a = to_device(queue, a);
-  const cl::Buffer device_b = to_device(queue, b);
-  const cl::Buffer device_c = to_device(queue, c, beta != Scalar(0));
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  ScratchBuffer device_a(context, dense_bytes(a)), device_b(context, dense_bytes(b)), device_c(context, dense_bytes(c));
+  to_device(queue, a, device_a.buffer());
+  to_device(queue, b, device_b.buffer());
+  if (beta != Scalar(0)) to_device(queue, c, device_c.buffer());  // C is not read when beta is zero
   const Eigen::Index k = a.transposed ? a.rows : a.cols;
-  const cl::Event done =
-      gemm<Config>(queue, a.transposed ? Transpose::yes : Transpose::no, b.transposed ? Transpose::yes : Transpose::no,
-                   c.rows, c.cols, k, alpha, device_a, 0, a.rows, device_b, 0, b.rows, beta, device_c, 0, c.rows);
-  from_device(queue, device_c, c, {done});
+  const cl::Event done = gemm<Config>(
+      queue, a.transposed ? Transpose::yes : Transpose::no, b.transposed ? Transpose::yes : Transpose::no, c.rows,
+      c.cols, k, alpha, device_a.buffer(), 0, a.rows, device_b.buffer(), 0, b.rows, beta, device_c.buffer(), 0, c.rows);
+  from_device(queue, device_c.buffer(), c, {done});  // blocking: every command of this call has finished
+  for (ScratchBuffer* used : {&device_a, &device_b, &device_c}) used->give_back_after(cl::Event());
 }
 
 template <class DA, class DB>

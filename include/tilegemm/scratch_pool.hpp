@@ -1,0 +1,113 @@
+// scratch_pool: device buffers reused across calls (packed operands, split-K workspaces, gpu_gemm's copies),
+// since allocating and freeing device memory on every call costs more than a small product.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+#include "error.hpp"
+#include "opencl.hpp"
+
+namespace tilegemm::detail {
+
+class ScratchPool {
+ public:
+  static ScratchPool& instance() {
+    static auto* pool = new ScratchPool;  // leaked on purpose, like the queues (see queue.hpp)
+    return *pool;
+  }
+
+  // A buffer of `context` with at least `bytes`, that no command enqueued by an earlier call still uses.
+  // Hand it back with give_back() once the commands that use it are enqueued.
+  cl::Buffer take(const cl::Context& context, std::size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      Slot* best = nullptr;
+      for (Slot& slot : slots_) {
+        if (slot.taken || slot.context() != context() || slot.bytes < bytes || slot.bytes > 4 * bytes + (1 << 20) ||
+            !finished(slot.last_use) || (best && best->bytes <= slot.bytes)) {
+          continue;
+        }
+        best = &slot;
+      }
+      if (best) {
+        best->taken = true;
+        return best->buffer;
+      }
+    }
+    cl_int status = CL_SUCCESS;
+    cl::Buffer buffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+    check(status, "clCreateBuffer");
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (slots_.size() >= max_slots) {  // forget the oldest idle buffer; OpenCL frees it once it is unused
+      auto idle = std::find_if(slots_.begin(), slots_.end(), [](const Slot& s) { return !s.taken; });
+      if (idle != slots_.end()) slots_.erase(idle);
+    }
+    slots_.push_back({context, buffer, bytes, true, cl::Event()});
+    return buffer;
+  }
+
+  // Makes `buffer` available again once `last_use` has completed (at once for a null event). After a failure,
+  // give back nothing: a buffer that is never given back is dropped from the pool, never reused.
+  void give_back(const cl::Buffer& buffer, const cl::Event& last_use) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Slot& slot : slots_) {
+      if (slot.buffer() == buffer()) {
+        slot.taken = false;
+        slot.last_use = last_use;
+      }
+    }
+  }
+
+  // Drops a taken buffer from the pool without reusing it (after an exception, when commands may still use it).
+  void forget(const cl::Buffer& buffer) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    slots_.erase(std::remove_if(slots_.begin(), slots_.end(), [&](const Slot& s) { return s.buffer() == buffer(); }),
+                 slots_.end());
+  }
+
+ private:
+  static constexpr std::size_t max_slots = 12;
+  struct Slot {
+    cl::Context context;
+    cl::Buffer buffer;
+    std::size_t bytes;
+    bool taken;
+    cl::Event last_use;
+  };
+
+  static bool finished(const cl::Event& event) {
+    if (event() == nullptr) return true;
+    cl_int state = CL_COMPLETE;
+    return event.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &state) == CL_SUCCESS && state <= CL_COMPLETE;
+  }
+
+  std::mutex mutex_;
+  std::vector<Slot> slots_;
+};
+
+// A buffer taken from the pool for one call: give it back with the event of the last command that uses it;
+// if the call fails before that, the destructor drops it from the pool instead.
+class ScratchBuffer {
+ public:
+  ScratchBuffer(const cl::Context& context, std::size_t bytes)
+      : buffer_(ScratchPool::instance().take(context, bytes)) {}
+  ScratchBuffer(const ScratchBuffer&) = delete;
+  ScratchBuffer& operator=(const ScratchBuffer&) = delete;
+  ~ScratchBuffer() {
+    if (!given_back_) ScratchPool::instance().forget(buffer_);
+  }
+  const cl::Buffer& buffer() const { return buffer_; }
+  void give_back_after(const cl::Event& last_use) {
+    ScratchPool::instance().give_back(buffer_, last_use);
+    given_back_ = true;
+  }
+
+ private:
+  cl::Buffer buffer_;
+  bool given_back_ = false;
+};
+
+}  // namespace tilegemm::detail
