@@ -5,12 +5,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <random>
 #include <sstream>
 #include <string>
 #include <thread>
-#include <functional>
 
 namespace tilegemm_test {
 
@@ -43,7 +43,8 @@ Matrix<Scalar> random_matrix(Eigen::Index rows, Eigen::Index cols) {
 template <class Scalar>
 Scalar random_scalar() {
   std::uniform_real_distribution<double> uniform(0.25, 2.0);
-  return static_cast<Scalar>(std::bernoulli_distribution(0.5)(generator()) ? uniform(generator()) : -uniform(generator()));
+  return static_cast<Scalar>(std::bernoulli_distribution(0.5)(generator()) ? uniform(generator())
+                                                                           : -uniform(generator()));
 }
 
 template <class Scalar>

@@ -1,0 +1,390 @@
+// test_errors: each error path throws the documented exception (invalid_argument, tilegemm::Error) and message.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+#include <string>
+#include <tilegemm/tilegemm.hpp>
+#include <type_traits>
+#include <vector>
+
+#include "catch.hpp"
+#include "reference.hpp"
+
+#if TILEGEMM_CATCH2_V3
+#define MESSAGE_CONTAINS(text) Catch::Matchers::ContainsSubstring(text)
+#else
+#define MESSAGE_CONTAINS(text) Catch::Contains(text)
+#endif
+// Matchers for a message containing every one of two or three parts. Macros, not functions: Catch2 combines matchers
+// by reference, so a combination must not outlive the full expression it is made in.
+#define CONTAINS_ALL2(a, b) (MESSAGE_CONTAINS(a) && MESSAGE_CONTAINS(b))
+#define CONTAINS_ALL3(a, b, c) (MESSAGE_CONTAINS(a) && MESSAGE_CONTAINS(b) && MESSAGE_CONTAINS(c))
+
+using Eigen::Index;
+using tilegemm::Transpose;
+using tilegemm_test::compare_with_reference;
+using tilegemm_test::Matrix;
+using tilegemm_test::random_matrix;
+using tilegemm_test::random_scalar;
+
+namespace {
+
+// The code of the tilegemm::Error that `body` throws; `no_error` when it throws nothing (other exceptions propagate).
+constexpr cl_int no_error = 12345;
+template <class Body>
+cl_int error_code(Body&& body) {
+  try {
+    body();
+  } catch (const tilegemm::Error& e) {
+    return e.code();
+  }
+  return no_error;
+}
+
+cl::CommandQueue test_queue() { return tilegemm::queue_for(tilegemm::find_device("").device); }
+
+template <class S>
+cl::Buffer upload(const cl::CommandQueue& queue, const Matrix<S>& host) {
+  cl_int status = CL_SUCCESS;
+  cl::Buffer buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE, sizeof(S) * std::max<Index>(host.size(), 1),
+                    nullptr, &status);
+  REQUIRE(status == CL_SUCCESS);
+  if (host.size() > 0) REQUIRE(queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, sizeof(S) * host.size(), host.data()) == 0);
+  return buffer;
+}
+
+cl::Buffer buffer_of(const cl::Context& context, std::size_t bytes) {
+  cl_int status = CL_SUCCESS;
+  cl::Buffer buffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+  REQUIRE(status == CL_SUCCESS);
+  return buffer;
+}
+
+// One call of the core tilegemm::gemm on float buffers that is valid as constructed; each test breaks one argument.
+struct GemmCall {
+  cl::CommandQueue queue = test_queue();
+  Transpose trans_a = Transpose::no, trans_b = Transpose::no;
+  long long m = 5, n = 6, k = 7;
+  Matrix<float> host_a = random_matrix<float>(5, 7), host_b = random_matrix<float>(7, 6),
+                host_c = random_matrix<float>(5, 6);
+  float alpha = random_scalar<float>(), beta = random_scalar<float>();
+  cl::Buffer a = upload(queue, host_a), b = upload(queue, host_b), c = upload(queue, host_c);
+  long long a_offset = 0, lda = 5, b_offset = 0, ldb = 7, c_offset = 0, ldc = 5;
+
+  cl::Event run() const {
+    return tilegemm::gemm(queue, trans_a, trans_b, m, n, k, alpha, a, a_offset, lda, b, b_offset, ldb, beta, c,
+                          c_offset, ldc);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("tilegemm::Error derives from std::runtime_error and carries the OpenCL code", "[errors]") {
+  static_assert(std::is_base_of_v<std::runtime_error, tilegemm::Error>, "tilegemm::Error must be a runtime_error");
+  const tilegemm::Error error(CL_OUT_OF_RESOURCES, "out of resources");
+  CHECK(error.code() == CL_OUT_OF_RESOURCES);
+  CHECK(std::string(error.what()) == "out of resources");
+  CHECK_THROWS_AS(throw tilegemm::Error(CL_INVALID_VALUE, "x"), std::runtime_error);
+
+  // OpenCL failures name the function and the code.
+  CHECK_THROWS_AS(tilegemm::detail::check(CL_OUT_OF_RESOURCES, "clEnqueueNDRangeKernel"), tilegemm::Error);
+  CHECK_THROWS_WITH(tilegemm::detail::check(CL_OUT_OF_RESOURCES, "clEnqueueNDRangeKernel"),
+                    CONTAINS_ALL3("clEnqueueNDRangeKernel", "CL_OUT_OF_RESOURCES", "-5"));
+  CHECK(error_code([] { tilegemm::detail::check(CL_MEM_OBJECT_ALLOCATION_FAILURE, "clCreateBuffer"); }) ==
+        CL_MEM_OBJECT_ALLOCATION_FAILURE);
+  CHECK(error_code([] { tilegemm::detail::check(CL_SUCCESS, "clFinish"); }) == no_error);
+  CHECK(std::string(tilegemm::detail::error_name(CL_BUILD_PROGRAM_FAILURE)) == "CL_BUILD_PROGRAM_FAILURE");
+  CHECK(std::string(tilegemm::detail::error_name(CL_PLATFORM_NOT_FOUND_KHR)) == "CL_PLATFORM_NOT_FOUND_KHR");
+}
+
+TEST_CASE("gpu_gemm with mismatched shapes throws std::invalid_argument naming both shapes", "[errors]") {
+  const Matrix<float> a = random_matrix<float>(3, 4), b = random_matrix<float>(5, 6);
+  CHECK_THROWS_AS(tilegemm::gpu_gemm(a, b), std::invalid_argument);
+  CHECK_THROWS_WITH(tilegemm::gpu_gemm(a, b), CONTAINS_ALL2("3x4", "5x6"));
+
+  const Matrix<double> ad = random_matrix<double>(3, 4), bd = random_matrix<double>(5, 6);
+  CHECK_THROWS_WITH(tilegemm::gpu_gemm(ad.transpose(), bd), CONTAINS_ALL2("4x3", "5x6"));
+
+  SECTION("in place, a C of the wrong shape") {
+    const Matrix<float> b46 = random_matrix<float>(4, 6);
+    Matrix<float> c = random_matrix<float>(3, 5);
+    const Matrix<float> c0 = c;
+    CHECK_THROWS_AS(tilegemm::gpu_gemm(a, b46, c, 1.0f, 0.0f), std::invalid_argument);
+    CHECK_THROWS_WITH(tilegemm::gpu_gemm(a, b46, c, 1.0f, 0.0f), CONTAINS_ALL2("3x5", "3x6"));
+    CHECK_THROWS_WITH(tilegemm::gpu_gemm(a, b46, c, 1.0f, 0.0f), CONTAINS_ALL2("3x4", "4x6"));
+    CHECK((c.array() == c0.array()).all());  // C is left alone
+
+    Matrix<float> wrong_rows = random_matrix<float>(2, 6);
+    CHECK_THROWS_WITH(tilegemm::gpu_gemm(a, b46, wrong_rows, 1.0f, 1.0f), CONTAINS_ALL2("2x6", "3x6"));
+  }
+  SECTION("in place, A and B that do not fit") {
+    Matrix<float> c = random_matrix<float>(3, 6);
+    CHECK_THROWS_AS(tilegemm::gpu_gemm(a, b, c, 1.0f, 0.0f), std::invalid_argument);
+    CHECK_THROWS_WITH(tilegemm::gpu_gemm(a, b, c, 1.0f, 0.0f), CONTAINS_ALL2("3x4", "5x6"));
+  }
+  SECTION("the queue form and an explicit configuration check shapes too") {
+    const cl::CommandQueue queue = test_queue();
+    CHECK_THROWS_WITH(tilegemm::gpu_gemm(queue, a, b), CONTAINS_ALL2("3x4", "5x6"));
+    CHECK_THROWS_WITH(tilegemm::gpu_gemm<tilegemm::LocalTiles<8>>(a, b), CONTAINS_ALL2("3x4", "5x6"));
+  }
+}
+
+TEST_CASE("the core gemm on cl::Buffers accepts valid arguments (the baseline the error tests break)", "[errors]") {
+  const GemmCall call;
+  const cl::Event done = call.run();
+  Matrix<float> result(5, 6);
+  const std::vector<cl::Event> wait{done};
+  REQUIRE(call.queue.enqueueReadBuffer(call.c, CL_TRUE, 0, sizeof(float) * 30, result.data(), &wait) == CL_SUCCESS);
+  CHECK(compare_with_reference<float>(result, call.alpha, call.host_a, call.host_b, call.beta, call.host_c) == "");
+}
+
+TEST_CASE("the core gemm rejects negative or oversized m, n and k", "[errors]") {
+  GemmCall call;
+  call.m = -1;
+  CHECK_THROWS_AS(call.run(), std::invalid_argument);
+  CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("must not be negative", "m = -1"));
+  call.m = 5;
+  call.n = -2;
+  CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("must not be negative", "n = -2"));
+  call.n = 6;
+  call.k = -3;
+  CHECK_THROWS_AS(call.run(), std::invalid_argument);
+  CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("must not be negative", "k = -3"));
+  call.k = static_cast<long long>(INT_MAX) + 1;
+  CHECK_THROWS_AS(call.run(), std::invalid_argument);
+  CHECK_THROWS_WITH(call.run(), MESSAGE_CONTAINS("32-bit"));
+}
+
+TEST_CASE("the core gemm rejects negative offsets", "[errors]") {
+  GemmCall call;
+  call.a_offset = -1;
+  CHECK_THROWS_AS(call.run(), std::invalid_argument);
+  CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("offset of A", "must not be negative"));
+  call.a_offset = 0;
+  call.b_offset = -4;
+  CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("offset of B", "-4"));
+  call.b_offset = 0;
+  call.c_offset = -2;
+  CHECK_THROWS_AS(call.run(), std::invalid_argument);
+  CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("offset of C", "-2"));
+}
+
+TEST_CASE("the core gemm rejects leading dimensions smaller than the stored rows", "[errors]") {
+  GemmCall call;
+  SECTION("lda") {
+    call.lda = 4;
+    CHECK_THROWS_AS(call.run(), std::invalid_argument);
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("leading dimension of A is 4", "5 rows"));
+  }
+  SECTION("lda of a transposed A counts k rows") {
+    call.trans_a = Transpose::yes;  // A is stored 7 x 5
+    call.lda = 6;
+    CHECK_THROWS_AS(call.run(), std::invalid_argument);
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("leading dimension of A is 6", "7 rows"));
+  }
+  SECTION("ldb") {
+    call.ldb = 6;
+    CHECK_THROWS_AS(call.run(), std::invalid_argument);
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("leading dimension of B is 6", "7 rows"));
+  }
+  SECTION("ldb of a transposed B counts n rows") {
+    call.trans_b = Transpose::yes;  // B is stored 6 x 7, in a buffer of 42 elements
+    call.ldb = 5;
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("leading dimension of B is 5", "6 rows"));
+  }
+  SECTION("ldc") {
+    call.ldc = 4;
+    CHECK_THROWS_AS(call.run(), std::invalid_argument);
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("leading dimension of C is 4", "5 rows"));
+  }
+  SECTION("zero") {
+    call.ldc = 0;
+    CHECK_THROWS_WITH(call.run(), MESSAGE_CONTAINS("leading dimension of C is 0"));
+  }
+}
+
+TEST_CASE("the core gemm rejects buffers too small for the operands they hold", "[errors]") {
+  GemmCall call;
+  const cl::Context context = call.queue.getInfo<CL_QUEUE_CONTEXT>();
+  SECTION("A one element short") {
+    call.a = buffer_of(context, sizeof(float) * 34);
+    CHECK_THROWS_AS(call.run(), std::invalid_argument);
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("buffer A holds 34 elements", "needs 35"));
+  }
+  SECTION("B with an offset that runs past its end") {
+    call.b_offset = 1;
+    CHECK_THROWS_AS(call.run(), std::invalid_argument);
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("buffer B holds 42 elements", "needs 43"));
+  }
+  SECTION("C with a leading dimension that runs past its end") {
+    call.ldc = 6;
+    CHECK_THROWS_AS(call.run(), std::invalid_argument);
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("buffer C holds 30 elements", "needs 35"));
+  }
+  SECTION("float buffers passed as double") {
+    CHECK_THROWS_AS(tilegemm::gemm(call.queue, Transpose::no, Transpose::no, 5, 6, 7, 1.0, call.a, 0, 5, call.b, 0, 7,
+                                   0.0, call.c, 0, 5),
+                    std::invalid_argument);
+    CHECK_THROWS_WITH(tilegemm::gemm(call.queue, Transpose::no, Transpose::no, 5, 6, 7, 1.0, call.a, 0, 5, call.b, 0, 7,
+                                     0.0, call.c, 0, 5),
+                      CONTAINS_ALL2("buffer A holds 17 elements", "needs 35"));
+  }
+  SECTION("a span beyond 32-bit indexing") {
+    call.lda = INT_MAX;
+    CHECK_THROWS_AS(call.run(), std::invalid_argument);
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("A spans", "32-bit"));
+  }
+  SECTION("a null buffer") {
+    call.c = cl::Buffer();
+    CHECK_THROWS_AS(call.run(), std::invalid_argument);
+    CHECK_THROWS_WITH(call.run(), MESSAGE_CONTAINS("null cl::Buffer"));
+  }
+}
+
+TEST_CASE("the core gemm rejects a buffer from another cl::Context", "[errors]") {
+  GemmCall call;
+  const cl::Device device = call.queue.getInfo<CL_QUEUE_DEVICE>();
+  cl_int status = CL_SUCCESS;
+  const cl::Context other(device, nullptr, nullptr, nullptr, &status);
+  REQUIRE(status == CL_SUCCESS);
+  SECTION("A") {
+    call.a = buffer_of(other, sizeof(float) * 35);
+    CHECK_THROWS_AS(call.run(), std::invalid_argument);
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("buffer A", "another OpenCL context"));
+  }
+  SECTION("B") {
+    call.b = buffer_of(other, sizeof(float) * 42);
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("buffer B", "another OpenCL context"));
+  }
+  SECTION("C") {
+    call.c = buffer_of(other, sizeof(float) * 30);
+    CHECK_THROWS_AS(call.run(), std::invalid_argument);
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("buffer C", "another OpenCL context"));
+  }
+}
+
+TEST_CASE("a TileConfig needing more local memory than the device has throws tilegemm::Error", "[errors]") {
+  // 8192 * (64 + 64) elements of local memory: 4 MiB in float, 8 MiB in double, more than any device has (PoCL: 2 MiB);
+  // 64 work-items, so the work-group check passes everywhere.
+  using TooMuchLocal = tilegemm::TileConfig<64, 64, 8192, 8, 8>;
+  static_assert(TooMuchLocal::threads == 64, "the work-group must be small");
+  const tilegemm::DeviceEntry entry = tilegemm::find_device("");
+  const auto& limits = tilegemm::detail::device_limits(entry.device);
+  REQUIRE(TooMuchLocal::local_memory_elements * sizeof(float) > limits.local_memory_bytes);
+  const Matrix<float> a = random_matrix<float>(70, 9), b = random_matrix<float>(9, 65);
+  CHECK(error_code([&] { tilegemm::gpu_gemm<TooMuchLocal>(a, b); }) == CL_OUT_OF_RESOURCES);
+  CHECK_THROWS_WITH(tilegemm::gpu_gemm<TooMuchLocal>(a, b),
+                    CONTAINS_ALL3("local memory", TooMuchLocal::name(), std::to_string(limits.local_memory_bytes)));
+  CHECK_THROWS_WITH(tilegemm::gpu_gemm<TooMuchLocal>(a, b), MESSAGE_CONTAINS(limits.name));
+
+  const Matrix<double> ad = random_matrix<double>(70, 9), bd = random_matrix<double>(9, 65);
+  Matrix<double> cd = random_matrix<double>(70, 65);
+  CHECK(error_code([&] { tilegemm::gpu_gemm<TooMuchLocal>(ad, bd, cd, 1.0, 1.0); }) == CL_OUT_OF_RESOURCES);
+
+  // The core gemm checks the same before enqueueing anything.
+  GemmCall call;
+  CHECK(error_code([&] {
+          tilegemm::gemm<TooMuchLocal>(call.queue, Transpose::no, Transpose::no, 5, 6, 7, 1.0f, call.a, 0, 5, call.b, 0,
+                                       7, 0.0f, call.c, 0, 5);
+        }) == CL_OUT_OF_RESOURCES);
+}
+
+TEST_CASE("a TileConfig needing more work-items than the device allows throws tilegemm::Error", "[errors]") {
+  // TileConfig's static_assert caps work-groups at 1024 work-items and PoCL allows 4096, so on PoCL no configuration
+  // that compiles exceeds the limit through gpu_gemm: the check is exercised on a device description with tighter
+  // limits, and through gpu_gemm only where the device allows fewer than 1024.
+  tilegemm::detail::DeviceLimits small;
+  small.name = "a small test device";
+  small.max_work_group_size = 256;
+  small.max_work_item_sizes = {256, 256, 64};
+  small.local_memory_bytes = 32768;
+  CHECK(error_code([&] { tilegemm::detail::check_work_group(small, "test 32x32", 32, 32, 1024); }) ==
+        CL_INVALID_WORK_GROUP_SIZE);
+  CHECK_THROWS_WITH(tilegemm::detail::check_work_group(small, "test 32x32", 32, 32, 1024),
+                    CONTAINS_ALL3("32 x 32", "256", "a small test device"));
+  CHECK(error_code([&] { tilegemm::detail::check_work_group(small, "test 512x1", 512, 1, 1024); }) ==
+        CL_INVALID_WORK_GROUP_SIZE);  // one dimension too large
+  CHECK(error_code([&] { tilegemm::detail::check_work_group(small, "test 16x16", 16, 16, 32768); }) == no_error);
+  CHECK(error_code([&] { tilegemm::detail::check_work_group(small, "test 16x16", 16, 16, 32769); }) ==
+        CL_OUT_OF_RESOURCES);
+
+  // A real 1024-work-item configuration: where the device (or the compiled kernel) allows fewer, tilegemm::Error with
+  // CL_INVALID_WORK_GROUP_SIZE; where it allows them (PoCL), a correct result.
+  using Wide = tilegemm::RegisterBlocking<32, 32, 32, 1, 1>;
+  static_assert(Wide::threads == 1024, "the configuration must use 1024 work-items");
+  const Matrix<float> a = random_matrix<float>(40, 33), b = random_matrix<float>(33, 35);
+  const tilegemm::DeviceEntry entry = tilegemm::find_device("");
+  const auto& limits = tilegemm::detail::device_limits(entry.device);
+  Matrix<float> c;
+  const cl_int code = error_code([&] { c = tilegemm::gpu_gemm<Wide>(a, b); });
+  if (limits.max_work_group_size < 1024) {
+    CHECK(code == CL_INVALID_WORK_GROUP_SIZE);
+    CHECK_THROWS_WITH(tilegemm::gpu_gemm<Wide>(a, b), CONTAINS_ALL2("work-items", "32 x 32"));
+  } else if (code == no_error) {
+    CHECK(compare_with_reference<float>(c, 1, a, b, 0, c) == "");
+  } else {
+    CHECK(code == CL_INVALID_WORK_GROUP_SIZE);
+  }
+}
+
+TEST_CASE("find_device with a name that matches nothing throws tilegemm::Error listing the devices", "[errors]") {
+  const std::vector<tilegemm::DeviceEntry> devices = tilegemm::list_devices();
+  REQUIRE(!devices.empty());
+  CHECK_THROWS_AS(tilegemm::find_device("no-such-device-xyz"), tilegemm::Error);
+  CHECK(error_code([] { tilegemm::find_device("no-such-device-xyz"); }) == CL_DEVICE_NOT_FOUND);
+  CHECK_THROWS_WITH(tilegemm::find_device("no-such-device-xyz"), MESSAGE_CONTAINS("no-such-device-xyz"));
+  for (const tilegemm::DeviceEntry& device : devices) {
+    INFO("device " << device.label());
+    CHECK_THROWS_WITH(tilegemm::find_device("no-such-device-xyz"),
+                      CONTAINS_ALL3(device.device_name, device.platform_name, device.label()));
+  }
+}
+
+TEST_CASE("a program that fails to build throws tilegemm::Error with the build log, on every try", "[errors]") {
+  const cl::CommandQueue queue = test_queue();
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const cl::Device device = queue.getInfo<CL_QUEUE_DEVICE>();
+  // Not a kernel family: a source that cannot compile, under a key no real program has.
+  const tilegemm::detail::ProgramText broken{"#define BROKEN 1\n", "",
+                                             "__kernel void broken_kernel(__global float* x) { x[0] = undeclared; }",
+                                             "broken_kernel", 0x0123456789abcdefULL};
+  const std::size_t built = tilegemm::programs_built();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    INFO("attempt " << attempt);
+    CHECK(error_code([&] { tilegemm::ProgramCache::instance().program(context, device, broken); }) ==
+          CL_BUILD_PROGRAM_FAILURE);
+    CHECK_THROWS_WITH(tilegemm::ProgramCache::instance().program(context, device, broken),
+                      CONTAINS_ALL3("broken_kernel", "CL_BUILD_PROGRAM_FAILURE", "Build log"));
+    CHECK_THROWS_WITH(tilegemm::ProgramCache::instance().program(context, device, broken),
+                      CONTAINS_ALL2("undeclared", "#define BROKEN 1"));
+  }
+  CHECK(tilegemm::programs_built() == built);
+}
+
+TEST_CASE("double precision needs fp64, which tilegemm reads from the device", "[errors]") {
+  // PoCL supports cl_khr_fp64, so "double on a device without fp64" (tilegemm::Error saying "does not support double
+  // precision") cannot be provoked here; this checks that the branch's input, DeviceLimits::fp64, is right for every
+  // device, and exercises the branch on any device that lacks fp64.
+  for (const tilegemm::DeviceEntry& entry : tilegemm::list_devices()) {
+    INFO("device " << entry.label());
+    std::string extensions;
+    REQUIRE(entry.device.getInfo(CL_DEVICE_EXTENSIONS, &extensions) == CL_SUCCESS);
+    const bool has_fp64 = extensions.find("cl_khr_fp64") != std::string::npos;
+    const auto& limits = tilegemm::detail::device_limits(entry.device);
+    CHECK(limits.fp64 == has_fp64);
+    if (tilegemm::detail::lowercase(entry.platform_name).find("portable computing language") != std::string::npos ||
+        tilegemm::detail::lowercase(entry.device_name).find("pthread") != std::string::npos) {
+      CHECK(limits.fp64);  // PoCL's CPU device has double precision
+    }
+    const Matrix<double> a = random_matrix<double>(6, 5), b = random_matrix<double>(5, 4);
+    const cl::CommandQueue queue = tilegemm::queue_for(entry.device);
+    if (limits.fp64) {
+      const Matrix<double> c = tilegemm::gpu_gemm(queue, a, b);
+      CHECK(compare_with_reference<double>(c, 1, a, b, 0, c) == "");
+    } else {
+      CHECK(error_code([&] { tilegemm::gpu_gemm(queue, a, b); }) == CL_INVALID_OPERATION);
+      CHECK_THROWS_WITH(tilegemm::gpu_gemm(queue, a, b), MESSAGE_CONTAINS("does not support double precision"));
+    }
+  }
+}
