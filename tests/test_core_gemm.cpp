@@ -127,3 +127,35 @@ TEST_CASE("gemm waits for its wait list and returns an event that completes with
   CHECK(done.getProfilingInfo<CL_PROFILING_COMMAND_END>() >= done.getProfilingInfo<CL_PROFILING_COMMAND_START>());
   CHECK(tilegemm_test::compare_with_reference<float>(host_copy<float>(queue, c, 70, 30), 1.0, a, b, 0.0, nans) == "");
 }
+
+TEMPLATE_TEST_CASE("large tiles on the whole-tile corner of C and smaller ones on the strips left over", "[core]",
+                   float, double) {
+  // AutoConfig does this on GPUs for large C that its 128 x 128 tiles do not divide; here with any device.
+  using Scalar = TestType;
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  struct Shape {
+    int m, n, k;
+  };
+  for (const Shape s : std::vector<Shape>{{130, 70, 33}, {64, 129, 20}, {200, 64, 64}, {31, 33, 5}, {128, 64, 16}}) {
+    for (int t = 0; t < 4; ++t) {
+      const bool trans_a = t & 1, trans_b = t & 2;
+      INFO("m=" << s.m << " n=" << s.n << " k=" << s.k << " transA=" << trans_a << " transB=" << trans_b);
+      const Matrix<Scalar> op_a = tilegemm_test::random_matrix<Scalar>(s.m, s.k);
+      const Matrix<Scalar> op_b = tilegemm_test::random_matrix<Scalar>(s.k, s.n);
+      const Matrix<Scalar> c0 = tilegemm_test::random_matrix<Scalar>(s.m, s.n);
+      const Matrix<Scalar> stored_a = trans_a ? Matrix<Scalar>(op_a.transpose()) : op_a;
+      const Matrix<Scalar> stored_b = trans_b ? Matrix<Scalar>(op_b.transpose()) : op_b;
+      const cl::Buffer a = device_copy(queue, stored_a), b = device_copy(queue, stored_b), c = device_copy(queue, c0);
+      const Scalar alpha = tilegemm_test::random_scalar<Scalar>(), beta = tilegemm_test::random_scalar<Scalar>();
+      const auto problem = tilegemm::detail::check_arguments<Scalar>(
+          context, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no, s.m, s.n, s.k,
+          alpha, a, 0, stored_a.rows(), b, 0, stored_b.rows(), beta, c, 0, s.m);
+      tilegemm::detail::run_with_edges<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>,
+                                       tilegemm::Prefetch<32, 32, 16, 2, 2, 2>>(queue, problem, {})
+          .wait();
+      CHECK(tilegemm_test::compare_with_reference<Scalar>(host_copy<Scalar>(queue, c, s.m, s.n), alpha, op_a, op_b,
+                                                          beta, c0) == "");
+    }
+  }
+}

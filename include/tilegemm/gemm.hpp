@@ -111,6 +111,38 @@ cl::Event run_config(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p
   }
 }
 
+// The rows [row, row + rows) and columns [col, col + cols) of C as a product of its own: the matching rows of
+// op(A) and columns of op(B), all of K.
+template <class Scalar>
+GemmProblem<Scalar> sub_problem(const GemmProblem<Scalar>& p, int row, int rows, int col, int cols) {
+  GemmProblem<Scalar> sub = p;
+  sub.m = rows;
+  sub.n = cols;
+  sub.a.offset += p.trans_a ? row * p.a.ld : row;
+  sub.b.offset += p.trans_b ? col : col * p.b.ld;
+  sub.c.offset += row + col * p.c.ld;
+  return sub;
+}
+
+// Runs Large on the corner of C that its tiles fill and Small on the strips left over (right, then bottom), so
+// that a size just past a multiple of the large tiles does not pay for a whole row and column of mostly empty
+// ones. The three products run one after the other; the returned event completes with the last.
+template <class Large, class Small, class Scalar>
+cl::Event run_with_edges(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p,
+                         const std::vector<cl::Event>& wait) {
+  const int corner_m = p.m / Large::TSM * Large::TSM;
+  const int corner_n = p.n / Large::TSN * Large::TSN;
+  if (corner_m == 0 || corner_n == 0) return run_config<Small, Scalar>(queue, p, wait);
+  cl::Event done = run_config<Large, Scalar>(queue, sub_problem(p, 0, corner_m, 0, corner_n), wait);
+  if (corner_n < p.n) {
+    done = run_config<Small, Scalar>(queue, sub_problem(p, 0, p.m, corner_n, p.n - corner_n), {done});
+  }
+  if (corner_m < p.m) {
+    done = run_config<Small, Scalar>(queue, sub_problem(p, corner_m, p.m - corner_m, 0, corner_n), {done});
+  }
+  return done;
+}
+
 template <class Scalar, std::size_t... I>
 cl::Event run_default_config(std::size_t choice, const cl::CommandQueue& queue, const GemmProblem<Scalar>& p,
                              const std::vector<cl::Event>& wait, std::index_sequence<I...>) {
