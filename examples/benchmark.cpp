@@ -1,0 +1,362 @@
+// benchmark: the SGEMM tutorial's "performance of myGEMM" study on your device, every kernel family against peers.
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <exception>
+#include <fstream>
+#include <random>
+#include <string>
+#include <tilegemm/tilegemm.hpp>  // before the peers' headers: it sets the OpenCL version they compile against
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "benchmark/contender.hpp"
+#include "benchmark/eigen_peer.hpp"
+#include "benchmark/opencl_operands.hpp"
+#include "benchmark/options.hpp"
+#include "benchmark/plot.hpp"
+#include "benchmark/problem.hpp"
+#include "benchmark/report.hpp"
+#include "benchmark/sampling_check.hpp"
+#include "benchmark/tilegemm_contender.hpp"
+#include "benchmark/timing.hpp"
+#ifdef TILEGEMM_HAVE_CLBLAST
+#include "benchmark/clblast_peer.hpp"
+#endif
+#ifdef TILEGEMM_HAVE_CUBLAS
+#include "benchmark/cublas_peer.hpp"
+#endif
+
+namespace {
+
+using namespace bench;
+
+// The configurations the benchmark times, one or two per kernel family: add a line here to time another.
+using Candidates = std::tuple<tilegemm::Naive<16, 16>,                         // tutorial kernel 1
+                              tilegemm::LocalTiles<16>,                        // 2
+                              tilegemm::MoreWorkPerThread<32, 8>,              // 3
+                              tilegemm::WideTypes<32, 8>,                      // 4
+                              tilegemm::WideTypes<16, 16>,                     //   (the default on processors)
+                              tilegemm::TransposedB<64, 64, 16, 8>,            // 5
+                              tilegemm::RegisterBlocking<64, 64, 16, 4, 4>,    // 6
+                              tilegemm::RegisterBlocking<128, 128, 16, 8, 8>,  //
+                              tilegemm::VectorLoads<64, 64, 16, 4, 4, 4>,      // 7
+                              tilegemm::VectorLoads<128, 128, 16, 8, 8, 4>,    //
+                              tilegemm::VectorLoads<160, 160, 16, 10, 10, 2>,  // 10: 10x10 per work-item
+                              tilegemm::Prefetch<32, 32, 16, 2, 2, 2>,         // 9, and the GPU defaults
+                              tilegemm::Prefetch<64, 64, 16, 4, 4, 4>,         //
+                              tilegemm::Prefetch<64, 128, 16, 4, 8, 4>,        //
+                              tilegemm::Prefetch<128, 64, 8, 8, 8, 4>,         //
+                              tilegemm::Prefetch<128, 128, 8, 8, 8, 4>,        //
+                              tilegemm::Prefetch<128, 128, 16, 8, 8, 4>,       //
+                              tilegemm::SplitK<32, 32, 16, 2, 2, 2>,           // split-K
+                              tilegemm::SplitK<64, 64, 16, 4, 4, 4>,           //
+                              tilegemm::AutoConfig>;                           // what gpu_gemm uses by default
+
+// Kernels 1 to 4 reach a few percent of a GPU's peak: at 8192 each of them would need tens of seconds on an H200
+// for its 8 calls, more than all the other rows together, so a default run skips them above this size (of a cube
+// with as many multiply-adds, for other shapes).
+constexpr long long slow_family_limit = 4096;
+
+template <class Config>
+constexpr bool is_slow_family() {
+  if constexpr (std::is_same_v<Config, tilegemm::AutoConfig>) {
+    return false;
+  } else {
+    using tilegemm::Family;
+    return Config::family == Family::naive || Config::family == Family::local_tiles ||
+           Config::family == Family::wide_types;
+  }
+}
+
+template <class Config>
+std::string configuration_label() {
+  if constexpr (std::is_same_v<Config, tilegemm::AutoConfig>) {
+    return "default (auto)";
+  } else {
+    return Config::name();
+  }
+}
+
+template <class T>
+struct Tag {
+  using type = T;
+};
+
+template <class... Configs, class Visit>
+void for_each_config(std::tuple<Configs...>*, Visit&& visit) {
+  (visit(Tag<Configs>{}), ...);
+}
+
+// Calls visit(Tag<Config>{}) for each configuration of Candidates, in order.
+template <class Visit>
+void for_each_candidate(Visit&& visit) {
+  for_each_config(static_cast<Candidates*>(nullptr), visit);
+}
+
+std::string clblast_label() { return "clblast::Gemm"; }
+
+// The peers this build has, and whether they can run here.
+struct Peers {
+  bool clblast = false;
+  bool cublas = false;
+  std::string cublas_label;
+  std::string cuda_device;  // its name, or why there is none
+};
+
+template <class Scalar>
+Peers find_peers() {
+  Peers peers;
+#ifdef TILEGEMM_HAVE_CLBLAST
+  peers.clblast = true;
+#endif
+#ifdef TILEGEMM_HAVE_CUBLAS
+  const CudaDevice cuda = find_cuda_device();
+  peers.cublas = cuda.present;
+  peers.cublas_label = cublas_label<Scalar>();
+  peers.cuda_device = cuda.description;
+#endif
+  return peers;
+}
+
+void print_peers([[maybe_unused]] const Peers& peers) {
+#ifdef TILEGEMM_HAVE_CLBLAST
+  std::printf("CLBlast:  on the same OpenCL queue and buffers\n");
+#else
+  std::printf("CLBlast:  not in this build (install it, e.g. apt-get install libclblast-dev, and reconfigure)\n");
+#endif
+#ifdef TILEGEMM_HAVE_CUBLAS
+  std::printf("cuBLAS:   %s %s\n", peers.cublas ? "on CUDA device" : "skipped,", peers.cuda_device.c_str());
+#else
+  std::printf("cuBLAS:   not in this build (no CUDA toolkit found when it was configured)\n");
+#endif
+}
+
+// The rows --kernels asks for: those whose "kernel configuration" contains one of its texts, ignoring case.
+class Selection {
+ public:
+  explicit Selection(const std::vector<std::string>& filters) {
+    for (const std::string& f : filters) filters_.push_back(lowercase(f));
+  }
+
+  bool selects(const std::string& kernel, const std::string& configuration) const {
+    if (filters_.empty()) return true;
+    const std::string label = lowercase(kernel + " " + configuration);
+    for (const std::string& f : filters_) {
+      if (label.find(f) != std::string::npos) return true;
+    }
+    return false;
+  }
+
+ private:
+  static std::string lowercase(std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  }
+
+  std::vector<std::string> filters_;
+};
+
+// Every "kernel configuration" label this run could have, for the message when --kernels selects none of them.
+std::vector<std::string> all_labels(const Peers& peers) {
+  std::vector<std::string> labels;
+  for_each_candidate(
+      [&](auto tag) { labels.push_back("tilegemm " + configuration_label<typename decltype(tag)::type>()); });
+  if (peers.clblast) labels.push_back("clblast " + clblast_label());
+  if (peers.cublas) labels.push_back("cublas " + peers.cublas_label);
+  labels.push_back("eigen " + eigen_label());
+  return labels;
+}
+
+void require_some_selected(const Selection& selection, const Peers& peers) {
+  std::string known;
+  for (const std::string& label : all_labels(peers)) {
+    if (selection.selects(label, "")) return;
+    known += "\n  " + label;
+  }
+  throw UsageError("--kernels selects none of the rows there are:" + known);
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+std::string local_date() {
+  const std::time_t now = std::time(nullptr);
+  char text[32] = "";
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M", std::localtime(&now));
+  return text;
+}
+
+std::string device_label(const cl::CommandQueue& queue) {
+  const cl::Device device = queue.getInfo<CL_QUEUE_DEVICE>();
+  const cl::Platform platform(device.getInfo<CL_DEVICE_PLATFORM>());
+  return platform.getInfo<CL_PLATFORM_NAME>() + " / " + device.getInfo<CL_DEVICE_NAME>();
+}
+
+// All the rows of one shape: the peers on the GPU first (the ratios need them), tilegemm's configurations, Eigen.
+template <class Scalar>
+class ShapeBenchmark {
+ public:
+  ShapeBenchmark(const Options& options, const Selection& selection, const Peers& peers, const cl::CommandQueue& queue,
+                 const Shape& shape, std::mt19937_64& random, Report& report)
+      : options_(options),
+        selection_(selection),
+        peers_(peers),
+        shape_(shape),
+        report_(report),
+        plan_(timing_plan(options.repeats, options.warmup, shape.size())),
+        host_(random_operands<Scalar>(shape, options.transposes, random)) {
+    if (options.check) samples_ = sample_references(host_, random);
+    try {
+      opencl_ = upload_operands(queue, host_);
+    } catch (const std::exception& e) {
+      upload_error_ = e.what();
+    }
+  }
+
+  void run_all() {
+#ifdef TILEGEMM_HAVE_CLBLAST
+    run_row(new_row("clblast", clblast_label()), plan_, "",
+            [&] { return clblast_contender(opencl(), shape_, options_.transposes); });
+#endif
+#ifdef TILEGEMM_HAVE_CUBLAS
+    if (peers_.cublas) {
+      run_row(new_row("cublas", peers_.cublas_label), plan_, "", [&] { return cublas_contender(host_); });
+    }
+#endif
+    for_each_candidate([&](auto tag) { run_tilegemm<typename decltype(tag)::type>(); });
+    const std::string eigen_skip =
+        shape_.size() > options_.eigen_max ? "above --eigen-max " + std::to_string(options_.eigen_max) : "";
+    run_row(new_row("eigen", eigen_label()), eigen_timing_plan(plan_, shape_.size()), eigen_skip,
+            [&] { return eigen_contender(host_); });
+  }
+
+ private:
+  Row new_row(const std::string& kernel, const std::string& configuration) const {
+    Row row;
+    row.kernel = kernel;
+    row.configuration = configuration;
+    row.shape = shape_;
+    return row;
+  }
+
+  const OpenclOperands<Scalar>& opencl() const {
+    if (!upload_error_.empty()) throw std::runtime_error(upload_error_);
+    return opencl_;
+  }
+
+  template <class Config>
+  void run_tilegemm() {
+    Row row = new_row("tilegemm", configuration_label<Config>());
+    std::string skip;
+    if (is_slow_family<Config>() && shape_.size() > slow_family_limit) {
+      skip = "slow family above " + std::to_string(slow_family_limit);
+    }
+    run_row(row, plan_, skip, [&] { return tilegemm_contender<Config>(opencl(), shape_, options_.transposes); });
+  }
+
+  // Times and checks one row unless --kernels leaves it out; errors (e.g. a device limit) make it a skipped row.
+  template <class MakeContender>
+  void run_row(Row row, const TimingPlan& plan, const std::string& skip, MakeContender&& make_contender) {
+    if (!selection_.selects(row.kernel, row.configuration)) return;
+    if (!skip.empty()) {
+      row.status = "skipped";
+      row.note = skip;
+      report_.add(row);
+      return;
+    }
+    const std::size_t built_before = tilegemm::programs_built();
+    try {
+      row = evaluate(row, make_contender(), plan, samples_);
+    } catch (const tilegemm::Error& e) {
+      row.status = "skipped";
+      row.note = first_line(e.what());
+    } catch (const std::exception& e) {
+      row.status = row.kernel == "tilegemm" ? "failed" : "skipped";
+      row.note = first_line(e.what());
+    }
+    if (row.kernel == "tilegemm") {
+      row.programs_built = static_cast<long long>(tilegemm::programs_built() - built_before);
+    }
+    report_.add(row);
+  }
+
+  const Options& options_;
+  const Selection& selection_;
+  const Peers& peers_;
+  Shape shape_;
+  Report& report_;
+  TimingPlan plan_;
+  HostOperands<Scalar> host_;
+  std::vector<SampledEntry> samples_;
+  OpenclOperands<Scalar> opencl_;
+  std::string upload_error_;
+};
+
+template <class Scalar>
+int run(const Options& options) {
+  const Selection selection(options.kernels);
+  const Peers peers = find_peers<Scalar>();
+  require_some_selected(selection, peers);
+  if (!std::ofstream(options.csv, std::ios::app)) throw UsageError("cannot write the CSV file " + options.csv);
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const RunInfo info{device_label(queue), std::is_same_v<Scalar, float> ? "float" : "double", options.transposes.text(),
+                     local_date()};
+  std::printf("device:   %s (choose another with TILEGEMM_DEVICE)\n", info.device.c_str());
+  print_peers(peers);
+  std::printf("Eigen:    %s, sizes up to %lld\n", eigen_label().c_str(), options.eigen_max);
+  std::printf(
+      "timing:   first call apart (with OpenCL builds, 'built'); %d warm-up calls; then, on the host clock, %s\n"
+      "          single calls ('call ms', start to finished) and as many batches of calls started back to back\n"
+      "          and finished once ('device ms', per call: every kernel of the call, no host round trip);\n"
+      "          GFLOP/s and the ratios are of the device time\n",
+      options.warmup, options.repeats > 0 ? std::to_string(options.repeats).c_str() : "10 (5 above 2048)");
+  if (options.check) {
+    std::printf("check:    edges of C and 2000 random entries against exact double dot products, max error %g\n",
+                error_limit<Scalar>());
+  }
+
+  Report report(info);
+  std::mt19937_64 random(std::random_device{}());
+  const auto start = std::chrono::steady_clock::now();
+  for (const Shape& shape : options.shapes) {
+    report.begin_shape(shape);  // before the operands are made: at 8192 that takes seconds
+    ShapeBenchmark<Scalar>(options, selection, peers, queue, shape, random, report).run_all();
+    report.write_csv(options.csv);
+  }
+  report.print_summary();
+  std::printf("\nresults:  %s (%.0f s in all)\n", options.csv.c_str(),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  if (!options.plot.empty()) {
+    plot_gflops(report.rows(), options.csv, options.plot,
+                "GEMM, " + info.precision + " " + info.transposes + ", on " + info.device + ", " + info.date);
+  }
+  if (report.any_failure()) {
+    std::printf("FAILED: some products were wrong (WRONG) or failed, see above\n");
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Options options = parse_options(argc, argv);
+    if (options.help) {
+      std::fputs(usage_text(), stdout);
+      return 0;
+    }
+    return options.double_precision ? run<double>(options) : run<float>(options);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "benchmark: %s\nbenchmark --help lists the options.\n", e.what());
+    return 2;
+  } catch (const tilegemm::Error& e) {
+    std::fprintf(stderr, "benchmark: tilegemm error %d: %s\n", e.code(), e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "benchmark: %s\n", e.what());
+    return 1;
+  }
+}
