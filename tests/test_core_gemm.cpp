@@ -128,19 +128,22 @@ TEST_CASE("gemm waits for its wait list and returns an event that completes with
   CHECK(tilegemm_test::compare_with_reference<float>(host_copy<float>(queue, c, 70, 30), 1.0, a, b, 0.0, nans) == "");
 }
 
-TEMPLATE_TEST_CASE("large tiles on the whole-tile corner of C and smaller ones on the strips left over", "[core]",
+TEMPLATE_TEST_CASE("a configuration on the tiled corner of C and the remainder kernel on the thin rest", "[core]",
                    float, double) {
-  // AutoConfig does this on GPUs for large C that its 128 x 128 tiles do not divide; here with any device.
+  // AutoConfig does this on GPUs for sizes just past a multiple of its tiles; here with any device.
   using Scalar = TestType;
   const cl::CommandQueue queue = tilegemm::default_queue();
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
   struct Shape {
-    int m, n, k;
+    int m, n, k, corner_m, corner_n;
   };
-  for (const Shape s : std::vector<Shape>{{130, 70, 33}, {64, 129, 20}, {200, 64, 64}, {31, 33, 5}, {128, 64, 16}}) {
+  const std::vector<Shape> shapes = {{130, 70, 33, 128, 64}, {64, 129, 20, 64, 128}, {200, 64, 64, 192, 64},
+                                     {65, 65, 1, 64, 64},    {128, 64, 16, 128, 64}, {79, 80, 300, 64, 64}};
+  for (const Shape s : shapes) {
     for (int t = 0; t < 4; ++t) {
       const bool trans_a = t & 1, trans_b = t & 2;
-      INFO("m=" << s.m << " n=" << s.n << " k=" << s.k << " transA=" << trans_a << " transB=" << trans_b);
+      INFO("m=" << s.m << " n=" << s.n << " k=" << s.k << " corner " << s.corner_m << "x" << s.corner_n
+                << " transA=" << trans_a << " transB=" << trans_b << ", seed " << tilegemm_test::run_seed());
       const Matrix<Scalar> op_a = tilegemm_test::random_matrix<Scalar>(s.m, s.k);
       const Matrix<Scalar> op_b = tilegemm_test::random_matrix<Scalar>(s.k, s.n);
       const Matrix<Scalar> c0 = tilegemm_test::random_matrix<Scalar>(s.m, s.n);
@@ -151,11 +154,65 @@ TEMPLATE_TEST_CASE("large tiles on the whole-tile corner of C and smaller ones o
       const auto problem = tilegemm::detail::check_arguments<Scalar>(
           context, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no, s.m, s.n, s.k,
           alpha, a, 0, stored_a.rows(), b, 0, stored_b.rows(), beta, c, 0, s.m);
-      tilegemm::detail::run_with_edges<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>,
-                                       tilegemm::Prefetch<32, 32, 16, 2, 2, 2>>(queue, problem, {})
+      tilegemm::detail::run_with_remainder<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>(queue, problem, s.corner_m,
+                                                                                    s.corner_n, {})
           .wait();
       CHECK(tilegemm_test::compare_with_reference<Scalar>(host_copy<Scalar>(queue, c, s.m, s.n), alpha, op_a, op_b,
                                                           beta, c0) == "");
     }
   }
+}
+
+// An H200 as OpenCL describes it: the default plan is chosen from this alone, so it can be checked without one.
+tilegemm::detail::DeviceLimits h200() {
+  tilegemm::detail::DeviceLimits device;
+  device.name = "NVIDIA H200";
+  device.type = CL_DEVICE_TYPE_GPU;
+  device.compute_units = 132;
+  device.max_work_group_size = 1024;
+  device.max_work_item_sizes = {1024, 1024, 64};
+  device.local_memory_bytes = 48 * 1024;
+  device.fp64 = true;
+  return device;
+}
+
+TEST_CASE("the default plan picks the configurations that measured fastest on an H200", "[core][auto]") {
+  using namespace tilegemm::detail;
+  const DeviceLimits device = h200();
+  const auto plan = [&](std::size_t scalar_size, int m, int n, int k) {
+    return plan_default(device, scalar_size, m, n, k);
+  };
+  // The winners of benchmarks/h200-float.csv and h200-double.csv, square sizes.
+  CHECK(plan(4, 1024, 1024, 1024).choice == gpu_128x64);
+  CHECK(plan(4, 2048, 2048, 2048).choice == gpu_128x128);
+  CHECK(plan(4, 3072, 3072, 3072).choice == gpu_128x64);
+  CHECK(plan(4, 4096, 4096, 4096).choice == gpu_128x128);
+  CHECK(plan(4, 8192, 8192, 8192).choice == gpu_128x128);
+  CHECK(plan(8, 1024, 1024, 1024).choice == gpu_128x64);
+  CHECK(plan(8, 4096, 4096, 4096).choice == gpu_128x128);
+  // Just past a multiple of the tiles: the corner, and the remainder kernel for the rest.
+  const DefaultPlan past = plan(4, 1025, 1025, 1025);
+  CHECK(past.corner_m == 1024);
+  CHECK(past.corner_n == 1024);
+  CHECK(past.choice == gpu_64x128);  // K = 1025 is checked in place, which 128x64 tiles do slowly
+  const DefaultPlan odd = plan(4, 1000, 1000, 1000);
+  CHECK(odd.corner_m == 1000);
+  CHECK(odd.corner_n == 1000);
+  CHECK(odd.choice == gpu_64x128);
+  CHECK(plan(4, 2000, 2000, 2000).choice == gpu_128x128);
+  // Small C with a long K: split-K. Tiny C: the smallest tiles.
+  CHECK(plan(4, 128, 128, 131072).choice == gpu_split_k);
+  CHECK(plan(4, 100, 100, 100).choice == gpu_32x32);
+  // Less local memory than the large tiles need in double: a candidate that fits.
+  DeviceLimits small = device;
+  small.local_memory_bytes = 32 * 1024;
+  const std::size_t fallback = plan_default(small, 8, 4096, 4096, 4096).choice;
+  CHECK((fallback == gpu_128x64 || fallback == gpu_64x64 || fallback == gpu_32x32));
+  // Processors get the vector kernel, devices with small work-groups the one made for them.
+  DeviceLimits cpu = device;
+  cpu.type = CL_DEVICE_TYPE_CPU;
+  CHECK(plan_default(cpu, 4, 512, 512, 512).choice == tilegemm::detail::cpu);
+  DeviceLimits narrow = device;
+  narrow.max_work_group_size = 64;
+  CHECK(plan_default(narrow, 4, 512, 512, 512).choice == small_groups);
 }

@@ -52,9 +52,14 @@ struct StoredOperand {
   }
 };
 
+using tilegemm::detail::EdgePolicy;
+
 // One product through tilegemm::gemm<Config>, checked against the reference; C's surroundings must be untouched.
+// Families that read either layout take operands that do not fill whole tiles in place or packed, by size, unless
+// `policy` says which.
 template <class Config, class Scalar>
-void check_product(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Shape s, Scalar alpha, Scalar beta) {
+void check_product(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Shape s, Scalar alpha, Scalar beta,
+                   EdgePolicy policy = EdgePolicy::by_size) {
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const Matrix<Scalar> op_a = tilegemm_test::random_matrix<Scalar>(s.m, s.k);
   const Matrix<Scalar> op_b = tilegemm_test::random_matrix<Scalar>(s.k, s.n);
@@ -68,7 +73,8 @@ void check_product(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Sh
   INFO(Config::name() << (std::is_same_v<Scalar, float> ? " float" : " double") << ", m=" << s.m << " n=" << s.n
                       << " k=" << s.k << ", transA=" << trans_a << " transB=" << trans_b << ", alpha=" << alpha
                       << " beta=" << beta << ", offsets " << a.offset << "/" << b.offset << "/" << c.offset << ", ld "
-                      << a.ld << "/" << b.ld << "/" << c.ld << ", seed " << tilegemm_test::run_seed());
+                      << a.ld << "/" << b.ld << "/" << c.ld << ", edge policy " << static_cast<int>(policy) << ", seed "
+                      << tilegemm_test::run_seed());
   const cl::Buffer buffer_a = a.upload(context), buffer_b = b.upload(context), buffer_c = c.upload(context);
   if constexpr (!std::is_same_v<Config, tilegemm::AutoConfig>) {
     // A configuration too large for the device (e.g. 128x128x16 tiles in double on 48 KiB of local memory)
@@ -83,10 +89,17 @@ void check_product(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Sh
       return;
     }
   }
-  tilegemm::gemm<Config>(queue, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no, s.m,
-                         s.n, s.k, alpha, buffer_a, a.offset, a.ld, buffer_b, b.offset, b.ld, beta, buffer_c, c.offset,
-                         c.ld)
-      .wait();
+  if (std::is_same_v<Config, tilegemm::AutoConfig> || policy == EdgePolicy::by_size) {
+    tilegemm::gemm<Config>(queue, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no,
+                           s.m, s.n, s.k, alpha, buffer_a, a.offset, a.ld, buffer_b, b.offset, b.ld, beta, buffer_c,
+                           c.offset, c.ld)
+        .wait();
+  } else if constexpr (!std::is_same_v<Config, tilegemm::AutoConfig>) {
+    const auto problem = tilegemm::detail::check_arguments<Scalar>(
+        context, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no, s.m, s.n, s.k,
+        alpha, buffer_a, a.offset, a.ld, buffer_b, b.offset, b.ld, beta, buffer_c, c.offset, c.ld);
+    tilegemm::detail::run_config<Config, Scalar>(queue, problem, {}, policy).wait();
+  }
   std::vector<Scalar> result(c.storage.size());
   REQUIRE(queue.enqueueReadBuffer(buffer_c, CL_TRUE, 0, sizeof(Scalar) * result.size(), result.data()) == CL_SUCCESS);
   CHECK(tilegemm_test::compare_with_reference<Scalar>(c.window(result), alpha, op_a, op_b, beta, c0) == "");
@@ -97,29 +110,37 @@ void check_product(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Sh
 }
 
 template <class Config, class Scalar>
-void check_family_in() {
+void check_family_in(EdgePolicy policy) {
   const cl::CommandQueue queue = tilegemm::default_queue();
   for (const Shape& s : small_shapes) {
     for (int t = 0; t < 4; ++t) {
-      check_product<Config, Scalar>(queue, t & 1, t & 2, s, Scalar(1), Scalar(0));
+      check_product<Config, Scalar>(queue, t & 1, t & 2, s, Scalar(1), Scalar(0), policy);
       check_product<Config, Scalar>(queue, t & 1, t & 2, s, tilegemm_test::random_scalar<Scalar>(),
-                                    tilegemm_test::random_scalar<Scalar>());
+                                    tilegemm_test::random_scalar<Scalar>(), policy);
     }
   }
 }
 
 template <class Config>
-void check_family() {
-  check_family_in<Config, float>();
-  check_family_in<Config, double>();
+void check_family(EdgePolicy policy = EdgePolicy::by_size) {
+  check_family_in<Config, float>(policy);
+  check_family_in<Config, double>(policy);
+}
+
+// The families that read either layout, both ways: operands packed into whole tiles, and read in place with the
+// edges checked.
+template <class Config>
+void check_family_both_ways() {
+  SECTION("packed") { check_family<Config>(EdgePolicy::pack); }
+  SECTION("in place, edges checked") { check_family<Config>(EdgePolicy::check_edges); }
 }
 
 // One product of about 1152 cubed with the sizes just off the tile multiples, in both precisions.
 template <class Config>
-void check_large() {
+void check_large(EdgePolicy policy = EdgePolicy::by_size) {
   const cl::CommandQueue queue = tilegemm::default_queue();
-  check_product<Config, float>(queue, false, true, {1153, 1151, 1152}, 1.0f, 0.0f);
-  check_product<Config, double>(queue, true, false, {1151, 1153, 1150}, -0.5, 2.0);
+  check_product<Config, float>(queue, false, true, {1153, 1151, 1152}, 1.0f, 0.0f, policy);
+  check_product<Config, double>(queue, true, false, {1151, 1153, 1150}, -0.5, 2.0, policy);
 }
 
 }  // namespace
@@ -161,18 +182,33 @@ TEST_CASE("register_blocking 160x160x16_10x10 v2 (kernel 10's incomplete tiles)"
   check_family<tilegemm::VectorLoads<160, 160, 16, 10, 10, 2>>();
 }
 TEST_CASE("prefetch 64x64x16_4x4 v4", "[families][prefetch]") {
-  check_family<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>();
+  check_family_both_ways<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>();
 }
 TEST_CASE("prefetch 128x128x16_8x8 v4", "[families][prefetch]") {
-  check_family<tilegemm::Prefetch<128, 128, 16, 8, 8, 4>>();
+  check_family_both_ways<tilegemm::Prefetch<128, 128, 16, 8, 8, 4>>();
 }
 TEST_CASE("prefetch 128x64x8_8x4 v2", "[families][prefetch]") {
-  check_family<tilegemm::Prefetch<128, 64, 8, 8, 4, 2>>();
+  check_family_both_ways<tilegemm::Prefetch<128, 64, 8, 8, 4, 2>>();
 }
-TEST_CASE("prefetch 32x32x8_2x2 v1", "[families][prefetch]") { check_family<tilegemm::Prefetch<32, 32, 8, 2, 2, 1>>(); }
-TEST_CASE("split_k 32x32x16_2x2 v2", "[families][split_k]") { check_family<tilegemm::SplitK<32, 32, 16, 2, 2, 2>>(); }
-TEST_CASE("split_k 64x64x16_4x4 v4", "[families][split_k]") { check_family<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>(); }
+TEST_CASE("prefetch 32x32x8_2x2 v1", "[families][prefetch]") {
+  check_family_both_ways<tilegemm::Prefetch<32, 32, 8, 2, 2, 1>>();
+}
+TEST_CASE("split_k 32x32x16_2x2 v2", "[families][split_k]") {
+  check_family_both_ways<tilegemm::SplitK<32, 32, 16, 2, 2, 2>>();
+}
+TEST_CASE("split_k 64x64x16_4x4 v4", "[families][split_k]") {
+  check_family_both_ways<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>();
+}
 TEST_CASE("default configuration (AutoConfig)", "[families][auto]") { check_family<tilegemm::AutoConfig>(); }
+
+TEST_CASE("default configuration just past multiples of its tiles (a tiled corner and the remainder on GPUs)",
+          "[families][auto]") {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  check_product<tilegemm::AutoConfig, float>(queue, false, false, {1025, 1025, 100}, 1.0f, 0.0f);
+  check_product<tilegemm::AutoConfig, float>(queue, true, false, {1040, 1032, 33}, -1.5f, 0.5f);
+  check_product<tilegemm::AutoConfig, double>(queue, true, true, {1030, 1029, 77}, 0.75, -2.0);
+  check_product<tilegemm::AutoConfig, double>(queue, false, true, {2049, 130, 64}, 1.0, 0.0);
+}
 
 TEST_CASE("about 1152 cubed, every family", "[families][large]") {
   check_large<tilegemm::Naive<16, 4>>();
@@ -181,7 +217,9 @@ TEST_CASE("about 1152 cubed, every family", "[families][large]") {
   check_large<tilegemm::TransposedB<32, 64, 16, 8>>();
   check_large<tilegemm::VectorLoads<64, 64, 16, 4, 4, 4>>();
   check_large<tilegemm::VectorLoads<160, 160, 16, 10, 10, 2>>();
-  check_large<tilegemm::Prefetch<128, 128, 16, 8, 8, 4>>();
-  check_large<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>();
+  check_large<tilegemm::Prefetch<128, 128, 16, 8, 8, 4>>(EdgePolicy::pack);
+  check_large<tilegemm::Prefetch<128, 128, 16, 8, 8, 4>>(EdgePolicy::check_edges);
+  check_large<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>(EdgePolicy::pack);
+  check_large<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>(EdgePolicy::check_edges);
   check_large<tilegemm::AutoConfig>();
 }

@@ -46,12 +46,20 @@ static_assert(contains(vector_loads.preamble, "#define TSM 64\n#define TSN 32\n#
 static_assert(contains(vector_loads.preamble, "#define WPTM 4\n#define WPTN 2\n#define VW 2\n"));
 static_assert(contains(vector_loads.preamble, "#define THREADS_M 16\n#define THREADS_N 16\n#define THREADS 256\n"));
 static_assert(contains(vector_loads.preamble, "#define TRANS_A 0\n#define TRANS_B 0\n#define A_K_CONTIGUOUS 0\n"));
-// Prefetch kernels read either layout: the flags say which operands are K-contiguous; split-K is marked too.
+// Prefetch kernels read either layout: the flags say which operands are K-contiguous and whether the variant
+// checks edges (reading operands of any size in place); split-K is marked too.
 constexpr auto prefetch = gemm_program_text<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, float, false, true>();
 static_assert(contains(prefetch.preamble, "#define TRANS_A 0\n#define TRANS_B 0\n"));
-static_assert(contains(prefetch.preamble, "#define A_K_CONTIGUOUS 0\n#define B_K_CONTIGUOUS 1\n#define SPLIT_K 0\n"));
-static_assert(contains(gemm_program_text<tilegemm::SplitK<64, 64, 16, 4, 4, 4>, float, true, false>().preamble,
-                       "#define A_K_CONTIGUOUS 1\n#define B_K_CONTIGUOUS 0\n#define SPLIT_K 1\n"));
+static_assert(contains(prefetch.preamble,
+                       "#define A_K_CONTIGUOUS 0\n#define B_K_CONTIGUOUS 1\n#define EDGES 0\n#define SPLIT_K 0\n"));
+static_assert(contains(gemm_program_text<tilegemm::SplitK<64, 64, 16, 4, 4, 4>, float, true, false, true>().preamble,
+                       "#define A_K_CONTIGUOUS 1\n#define B_K_CONTIGUOUS 0\n#define EDGES 1\n#define SPLIT_K 1\n"));
+static_assert(gemm_program_text<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, float, false, true, true>().key !=
+              prefetch.key);
+// Families that read packed copies have no edge-checking variant: the flag stays 0.
+static_assert(
+    contains(gemm_program_text<tilegemm::VectorLoads<64, 32, 16, 4, 2, 2>, float, true, true, true>().preamble,
+             "#define EDGES 0\n"));
 static_assert(contains(vector_loads.kernel_name, "gemm_register_blocking"));
 
 constexpr auto naive_double = gemm_program_text<tilegemm::Naive<8, 4>, double, true, false>();
@@ -81,10 +89,10 @@ TEST_CASE("TileConfig names describe the configuration", "[kernel_text]") {
 
 TEST_CASE("the preamble is one #define per parameter, in a fixed order", "[kernel_text]") {
   constexpr auto text = gemm_program_text<tilegemm::RegisterBlocking<64, 64, 16, 4, 4>, float, false, true>();
-  CHECK(
-      std::string(text.preamble) ==
-      "#define real float\n#define realV real\n#define STOREV(value, pointer) (*(pointer) = (value))\n"
-      "#define TSM 64\n#define TSN 64\n#define TSK 16\n#define WPTM 4\n#define WPTN 4\n#define VW 1\n"
-      "#define THREADS_M 16\n#define THREADS_N 16\n#define THREADS 256\n#define LOADS_A 4\n#define LOADS_B 4\n"
-      "#define TRANS_A 0\n#define TRANS_B 0\n#define A_K_CONTIGUOUS 0\n#define B_K_CONTIGUOUS 0\n#define SPLIT_K 0\n");
+  CHECK(std::string(text.preamble) ==
+        "#define real float\n#define realV real\n#define STOREV(value, pointer) (*(pointer) = (value))\n"
+        "#define TSM 64\n#define TSN 64\n#define TSK 16\n#define WPTM 4\n#define WPTN 4\n#define VW 1\n"
+        "#define THREADS_M 16\n#define THREADS_N 16\n#define THREADS 256\n#define LOADS_A 4\n#define LOADS_B 4\n"
+        "#define TRANS_A 0\n#define TRANS_B 0\n#define A_K_CONTIGUOUS 0\n#define B_K_CONTIGUOUS 0\n#define EDGES 0\n"
+        "#define SPLIT_K 0\n");
 }

@@ -14,6 +14,7 @@
 #include "gemm_arguments.hpp"
 #include "kernel_text.hpp"
 #include "launch.hpp"
+#include "operand_policy.hpp"
 #include "packing.hpp"
 #include "scalar.hpp"
 #include "scratch_pool.hpp"
@@ -22,13 +23,16 @@
 namespace tilegemm {
 namespace detail {
 
-// The program for a configuration and two layout flags (see gemm_preamble), chosen at run time.
-template <class Config, class Scalar>
-ProgramText program_text(bool flag_a, bool flag_b) {
-  if (flag_a) {
-    return flag_b ? gemm_program_text<Config, Scalar, true, true>() : gemm_program_text<Config, Scalar, true, false>();
+// The program for a configuration and its three layout flags (see gemm_preamble), chosen at run time.
+template <class Config, class Scalar, bool... Chosen>
+ProgramText program_text(bool flag_a, bool flag_b, bool edges) {
+  if constexpr (sizeof...(Chosen) == 3) {
+    return gemm_program_text<Config, Scalar, Chosen...>();
+  } else {
+    const bool next = sizeof...(Chosen) == 0 ? flag_a : sizeof...(Chosen) == 1 ? flag_b : edges;
+    return next ? program_text<Config, Scalar, Chosen..., true>(flag_a, flag_b, edges)
+                : program_text<Config, Scalar, Chosen..., false>(flag_a, flag_b, edges);
   }
-  return flag_b ? gemm_program_text<Config, Scalar, false, true>() : gemm_program_text<Config, Scalar, false, false>();
 }
 
 // Split-K: how many slices of K to multiply in parallel, and how deep each is (a multiple of the tile depth).
@@ -38,9 +42,9 @@ struct SplitPlan {
 };
 
 // Enough slices to give the device two work-groups per compute unit, each slice at least four tiles deep.
-inline SplitPlan plan_split_k(int m, int n, int padded_k, int tsm, int tsn, int tsk, unsigned compute_units) {
+inline SplitPlan plan_split_k(int m, int n, int k, int tsm, int tsn, int tsk, unsigned compute_units) {
   const long long tiles = static_cast<long long>((m + tsm - 1) / tsm) * ((n + tsn - 1) / tsn);
-  const int k_tiles = padded_k / tsk;
+  const int k_tiles = (k + tsk - 1) / tsk;
   const long long wanted = (2LL * compute_units + tiles - 1) / tiles;
   const int slices = static_cast<int>(std::max(1LL, std::min<long long>(wanted, k_tiles / 4)));
   const int tiles_per_slice = (k_tiles + slices - 1) / slices;
@@ -50,17 +54,18 @@ inline SplitPlan plan_split_k(int m, int n, int padded_k, int tsm, int tsn, int 
 // The two passes of split-K: partial products of the slices into a workspace, then their sum into C.
 template <class Config, class Scalar>
 cl::Event run_split_k(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, PackedOperand& a, PackedOperand& b,
-                      const std::vector<cl::Event>& ready) {
-  const int padded_k = static_cast<int>(round_up(p.k, Config::TSK));
-  const SplitPlan plan = plan_split_k(p.m, p.n, padded_k, Config::TSM, Config::TSN, Config::TSK,
+                      bool edges, const std::vector<cl::Event>& ready) {
+  const int depth = edges ? p.k : static_cast<int>(round_up(p.k, Config::TSK));
+  const SplitPlan plan = plan_split_k(p.m, p.n, depth, Config::TSM, Config::TSN, Config::TSK,
                                       device_limits(queue.getInfo<CL_QUEUE_DEVICE>()).compute_units);
   const long long mp = static_cast<long long>(round_up(p.m, Config::TSM));
   const long long np = static_cast<long long>(round_up(p.n, Config::TSN));
   require(plan.slices * mp * np <= INT_MAX, "the split-K workspace would exceed 2^31 - 1 elements; use a smaller C.");
-  ScratchBuffer pooled(queue.getInfo<CL_QUEUE_CONTEXT>(), sizeof(Scalar) * plan.slices * mp * np);
+  ScratchBuffer pooled(queue, sizeof(Scalar) * plan.slices * mp * np);
   const cl::Buffer& workspace = pooled.buffer();
-  cl::Kernel slices = make_kernel(queue, program_text<Config, Scalar>(a.k_contiguous, b.k_contiguous), Config::threads);
-  set_args(slices, p.m, p.n, padded_k, p.alpha, p.beta, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, workspace,
+  cl::Kernel slices =
+      make_kernel(queue, program_text<Config, Scalar>(a.k_contiguous, b.k_contiguous, edges), Config::threads);
+  set_args(slices, p.m, p.n, depth, p.alpha, p.beta, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, workspace,
            static_cast<int>(mp * np), static_cast<int>(mp), plan.k_per_slice);
   const cl::Event partial = enqueue(queue, slices, cl::NDRange(mp / Config::WPTM, np / Config::WPTN, plan.slices),
                                     cl::NDRange(Config::threads_m, Config::threads_n, 1), ready);
@@ -75,36 +80,48 @@ cl::Event run_split_k(const cl::CommandQueue& queue, const GemmProblem<Scalar>& 
 
 // Runs one configuration: packs the operands first where its family needs that, then the GEMM kernel.
 template <class Config, class Scalar>
-cl::Event run_config(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, const std::vector<cl::Event>& wait) {
+cl::Event run_config(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, const std::vector<cl::Event>& wait,
+                     EdgePolicy policy = EdgePolicy::by_size) {
   check_work_group(device_limits(queue.getInfo<CL_QUEUE_DEVICE>()), Config::name(), Config::threads_m,
                    Config::threads_n, Config::local_memory_elements * sizeof(Scalar));
   const cl::NDRange global(round_up(p.m, Config::TSM) / Config::WPTM, round_up(p.n, Config::TSN) / Config::WPTN);
   const cl::NDRange local(Config::threads_m, Config::threads_n);
   if constexpr (Config::packed_operands) {
-    // K-contiguous operands are read in place by the kernels that can, unless the copy pays off (see packing.hpp):
-    // A is reused over the n columns of C, B over its m rows.
-    const bool a_in_either_layout = Config::reads_either_layout && p.n < pack_k_contiguous_from;
-    const bool b_in_either_layout = Config::reads_either_layout && p.m < pack_k_contiguous_from;
+    // Operands that do not fill whole tiles (or are not aligned): in small products, the kernels that read either
+    // layout check the edges rather than have them packed (see operand_policy.hpp).
+    constexpr bool either = Config::reads_either_layout;
+    const bool whole_tiles =
+        readable_in_place(p.a, p.m, p.k, !p.trans_a, Config::TSM, Config::TSK, either, Config::VW) &&
+        readable_in_place(p.b, p.n, p.k, p.trans_b, Config::TSN, Config::TSK, either, Config::VW);
+    const bool small = static_cast<double>(p.m) * p.n * p.k <= edges_in_place_up_to;
+    const bool edges =
+        either && !whole_tiles && (policy == EdgePolicy::check_edges || (policy == EdgePolicy::by_size && small));
+    // Otherwise K-contiguous operands are read in place unless a packed copy pays off: A is reused over the n
+    // columns of C, B over its m rows.
+    const bool a_either = either && p.n < pack_k_contiguous_from;
+    const bool b_either = either && p.m < pack_k_contiguous_from;
     std::vector<cl::Event> ready = wait;
-    PackedOperand a = pack_operand<Scalar, Config::VW>(queue, p.a, p.m, p.k, !p.trans_a, Config::TSM, Config::TSK,
-                                                       a_in_either_layout, wait, ready);
-    PackedOperand b = pack_operand<Scalar, Config::VW>(queue, p.b, p.n, p.k, p.trans_b, Config::TSN, Config::TSK,
-                                                       b_in_either_layout, wait, ready);
+    PackedOperand a = edges ? PackedOperand{p.a.buffer, p.a.offset, p.a.ld, p.trans_a, nullptr}
+                            : pack_operand<Scalar, Config::VW>(queue, p.a, p.m, p.k, !p.trans_a, Config::TSM,
+                                                               Config::TSK, a_either, wait, ready);
+    PackedOperand b = edges ? PackedOperand{p.b.buffer, p.b.offset, p.b.ld, !p.trans_b, nullptr}
+                            : pack_operand<Scalar, Config::VW>(queue, p.b, p.n, p.k, p.trans_b, Config::TSN,
+                                                               Config::TSK, b_either, wait, ready);
     cl::Event done;
     if constexpr (Config::family == Family::split_k) {
-      done = run_split_k<Config>(queue, p, a, b, ready);
+      done = run_split_k<Config>(queue, p, a, b, edges, ready);
     } else {
       cl::Kernel kernel =
-          make_kernel(queue, program_text<Config, Scalar>(a.k_contiguous, b.k_contiguous), Config::threads);
-      set_args(kernel, p.m, p.n, static_cast<int>(round_up(p.k, Config::TSK)), p.alpha, p.beta, a.buffer, a.offset,
-               a.ld, b.buffer, b.offset, b.ld, p.c.buffer, p.c.offset, p.c.ld);
+          make_kernel(queue, program_text<Config, Scalar>(a.k_contiguous, b.k_contiguous, edges), Config::threads);
+      set_args(kernel, p.m, p.n, edges ? p.k : static_cast<int>(round_up(p.k, Config::TSK)), p.alpha, p.beta, a.buffer,
+               a.offset, a.ld, b.buffer, b.offset, b.ld, p.c.buffer, p.c.offset, p.c.ld);
       done = enqueue(queue, kernel, global, local, ready);
     }
     a.done_after(done);
     b.done_after(done);
     return done;
   } else {
-    cl::Kernel kernel = make_kernel(queue, program_text<Config, Scalar>(p.trans_a, p.trans_b), Config::threads);
+    cl::Kernel kernel = make_kernel(queue, program_text<Config, Scalar>(p.trans_a, p.trans_b, false), Config::threads);
     set_args(kernel, p.m, p.n, p.k, p.alpha, p.beta, p.a.buffer, p.a.offset, p.a.ld, p.b.buffer, p.b.offset, p.b.ld,
              p.c.buffer, p.c.offset, p.c.ld);
     return enqueue(queue, kernel, global, local, wait);
@@ -124,31 +141,46 @@ GemmProblem<Scalar> sub_problem(const GemmProblem<Scalar>& p, int row, int rows,
   return sub;
 }
 
-// Runs Large on the corner of C that its tiles fill and Small on the strips left over (right, then bottom), so
-// that a size just past a multiple of the large tiles does not pay for a whole row and column of mostly empty
-// ones. The three products run one after the other; the returned event completes with the last.
-template <class Large, class Small, class Scalar>
-cl::Event run_with_edges(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p,
-                         const std::vector<cl::Event>& wait) {
-  const int corner_m = p.m / Large::TSM * Large::TSM;
-  const int corner_n = p.n / Large::TSN * Large::TSN;
-  if (corner_m == 0 || corner_n == 0) return run_config<Small, Scalar>(queue, p, wait);
-  cl::Event done = run_config<Large, Scalar>(queue, sub_problem(p, 0, corner_m, 0, corner_n), wait);
-  if (corner_n < p.n) {
-    done = run_config<Small, Scalar>(queue, sub_problem(p, 0, p.m, corner_n, p.n - corner_n), {done});
+// The remainder kernel's program for the transposes, chosen at run time.
+template <class Scalar>
+ProgramText remainder_text(bool trans_a, bool trans_b) {
+  if (trans_a) {
+    return trans_b ? remainder_program_text<Scalar, true, true>() : remainder_program_text<Scalar, true, false>();
   }
-  if (corner_m < p.m) {
-    done = run_config<Small, Scalar>(queue, sub_problem(p, corner_m, p.m - corner_m, 0, corner_n), {done});
-  }
-  return done;
+  return trans_b ? remainder_program_text<Scalar, false, true>() : remainder_program_text<Scalar, false, false>();
+}
+
+// The elements of C outside the corner [0, corner_m) x [0, corner_n), by the remainder kernel.
+template <class Scalar>
+cl::Event run_remainder(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, int corner_m, int corner_n,
+                        const std::vector<cl::Event>& wait) {
+  const long long elements =
+      static_cast<long long>(p.m) * (p.n - corner_n) + static_cast<long long>(p.m - corner_m) * corner_n;
+  require(elements * remainder_lanes <= INT_MAX, "the rows and columns outside the tiled corner of C are too many.");
+  cl::Kernel kernel = make_kernel(queue, remainder_text<Scalar>(p.trans_a, p.trans_b), remainder_lanes);
+  set_args(kernel, p.m, p.n, p.k, corner_m, corner_n, p.alpha, p.beta, p.a.buffer, p.a.offset, p.a.ld, p.b.buffer,
+           p.b.offset, p.b.ld, p.c.buffer, p.c.offset, p.c.ld);
+  return enqueue(queue, kernel, cl::NDRange(elements * remainder_lanes), cl::NDRange(remainder_lanes), wait);
+}
+
+// Config on the corner [0, corner_m) x [0, corner_n) of C, then the remainder kernel on the thin rows and columns
+// left outside it: so that a size just past a multiple of the tiles does not pay for a whole row and column of
+// nearly empty tiles (a round of work-groups more on a GPU). The returned event completes with both.
+template <class Config, class Scalar>
+cl::Event run_with_remainder(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, int corner_m, int corner_n,
+                             const std::vector<cl::Event>& wait) {
+  if (corner_m == p.m && corner_n == p.n) return run_config<Config, Scalar>(queue, p, wait);
+  const cl::Event corner = run_config<Config, Scalar>(queue, sub_problem(p, 0, corner_m, 0, corner_n), wait);
+  return run_remainder(queue, p, corner_m, corner_n, {corner});
 }
 
 template <class Scalar, std::size_t... I>
-cl::Event run_default_config(std::size_t choice, const cl::CommandQueue& queue, const GemmProblem<Scalar>& p,
+cl::Event run_default_config(const DefaultPlan& plan, const cl::CommandQueue& queue, const GemmProblem<Scalar>& p,
                              const std::vector<cl::Event>& wait, std::index_sequence<I...>) {
   cl::Event done;
-  ((choice == I ? (void)(done = run_config<std::tuple_element_t<I, DefaultCandidates>, Scalar>(queue, p, wait))
-                : (void)0),
+  ((plan.choice == I ? (void)(done = run_with_remainder<std::tuple_element_t<I, DefaultCandidates>, Scalar>(
+                                  queue, p, plan.corner_m, plan.corner_n, wait))
+                     : (void)0),
    ...);
   return done;
 }
@@ -178,7 +210,7 @@ cl::Event gemm_checked(const cl::CommandQueue& queue, const GemmProblem<Scalar>&
   }
   if (p.k == 0 || p.alpha == Scalar(0)) return scale_c(queue, p, wait);
   if constexpr (std::is_same_v<Config, AutoConfig>) {
-    return run_default_config(choose_default_config(device, sizeof(Scalar), p.m, p.n, p.k), queue, p, wait,
+    return run_default_config(plan_default(device, sizeof(Scalar), p.m, p.n, p.k), queue, p, wait,
                               std::make_index_sequence<std::tuple_size_v<DefaultCandidates>>{});
   } else {
     static_assert(

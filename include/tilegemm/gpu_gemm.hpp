@@ -62,8 +62,7 @@ void from_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, const 
 template <class Config, class Scalar>
 void multiply_on_device(const cl::CommandQueue& queue, const HostOperand<Scalar>& a, const HostOperand<Scalar>& b,
                         const HostOperand<Scalar, Scalar*>& c, Scalar alpha, Scalar beta) {
-  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  ScratchBuffer device_a(context, dense_bytes(a)), device_b(context, dense_bytes(b)), device_c(context, dense_bytes(c));
+  ScratchBuffer device_a(queue, dense_bytes(a)), device_b(queue, dense_bytes(b)), device_c(queue, dense_bytes(c));
   to_device(queue, a, device_a.buffer());
   to_device(queue, b, device_b.buffer());
   if (beta != Scalar(0)) to_device(queue, c, device_c.buffer());  // C is not read when beta is zero

@@ -11,6 +11,7 @@
 #include "kernels/naive.hpp"
 #include "kernels/prefetch.hpp"
 #include "kernels/register_blocking.hpp"
+#include "kernels/remainder.hpp"
 #include "kernels/support.hpp"
 #include "kernels/wide_types.hpp"
 #include "scalar.hpp"
@@ -51,11 +52,12 @@ constexpr const char* family_kernel_name() {
   if constexpr (F == Family::prefetch || F == Family::split_k) return prefetch_kernel_name;
 }
 
-// The preamble that turns a TileConfig, a scalar type and two layout flags into OpenCL C #defines. The flags are
-// the transposes for the families that read the caller's operands directly (TRANS_A, TRANS_B), whether A and B
+// The preamble that turns a TileConfig, a scalar type and three layout flags into OpenCL C #defines. The first two
+// are the transposes for the families that read the caller's operands directly (TRANS_A, TRANS_B), whether A and B
 // are K-contiguous for those that read either layout (A_K_CONTIGUOUS, B_K_CONTIGUOUS), and unused (0) by the
-// others, which read packed copies.
-template <class Config, class Scalar, bool FlagA, bool FlagB>
+// others, which read packed copies. Edges asks the families that read either layout for the variant that reads
+// operands of any size and alignment in place (EDGES).
+template <class Config, class Scalar, bool FlagA, bool FlagB, bool Edges = false>
 inline constexpr auto gemm_preamble =
     scalar_preamble<Scalar, Config::VW>() + define_line<Config::TSM>("TSM") + define_line<Config::TSN>("TSN") +
     define_line<Config::TSK>("TSK") + define_line<Config::WPTM>("WPTM") + define_line<Config::WPTN>("WPTN") +
@@ -66,14 +68,27 @@ inline constexpr auto gemm_preamble =
     define_line<FlagB && !Config::packed_operands>("TRANS_B") +
     define_line<FlagA && Config::reads_either_layout>("A_K_CONTIGUOUS") +
     define_line<FlagB && Config::reads_either_layout>("B_K_CONTIGUOUS") +
+    define_line<Edges && Config::reads_either_layout>("EDGES") +
     define_line<Config::family == Family::split_k>("SPLIT_K");
 
-template <class Config, class Scalar, bool FlagA, bool FlagB>
+template <class Config, class Scalar, bool FlagA, bool FlagB, bool Edges = false>
 constexpr ProgramText gemm_program_text() {
-  constexpr std::string_view preamble = gemm_preamble<Config, Scalar, FlagA, FlagB>.view();
+  constexpr std::string_view preamble = gemm_preamble<Config, Scalar, FlagA, FlagB, Edges>.view();
   constexpr std::string_view body = family_source<Config::family>();
   return {preamble, common_kernel_source, body, family_kernel_name<Config::family>(),
           program_key(preamble, common_kernel_source, body)};
+}
+
+// The remainder kernel, which reads the caller's operands with their transposes.
+template <class Scalar, bool TransA, bool TransB>
+inline constexpr auto remainder_preamble = scalar_preamble<Scalar, 1>() + define_line<TransA>("TRANS_A") +
+                                           define_line<TransB>("TRANS_B") + define_line<remainder_lanes>("LANES");
+
+template <class Scalar, bool TransA, bool TransB>
+constexpr ProgramText remainder_program_text() {
+  constexpr std::string_view preamble = remainder_preamble<Scalar, TransA, TransB>.view();
+  return {preamble, common_kernel_source, remainder_kernel_source, remainder_kernel_name,
+          program_key(preamble, common_kernel_source, remainder_kernel_source)};
 }
 
 // The support kernels (packing, scaling C) for one scalar type; kernel_name is filled in by the caller.

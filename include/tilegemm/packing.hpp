@@ -13,7 +13,7 @@ namespace tilegemm::detail {
 
 // An operand as the packed kernels read it: zero-padded to whole tiles, with offset and leading dimension counted
 // in vectors of VW elements, outer-contiguous (m for A, n for B) or, for the kernels that read either layout,
-// possibly K-contiguous.
+// possibly K-contiguous. (Those kernels' EDGES variant reads the caller's operand as it is, counted in elements.)
 struct PackedOperand {
   cl::Buffer buffer;
   int offset;
@@ -27,28 +27,28 @@ struct PackedOperand {
   }
 };
 
-// Reading a K-contiguous operand in place saves the pack kernel but loads the operand less efficiently (on an
-// H200, the 128 x 128 prefetch kernel ran about 10% slower); the copy pays off once the operand is reused over
-// this many rows (or columns) of C.
-inline constexpr int pack_k_contiguous_from = 3072;
+// Whether an operand (outer x inner, as the packed kernels see it) can be read as it is: it fills whole tiles, is
+// vector-aligned and is laid out as the kernel reads it (outer-contiguous, or either layout when `either_layout`).
+inline bool readable_in_place(const MatrixOperand& source, int outer, int inner, bool outer_contiguous, int outer_tile,
+                              int inner_tile, bool either_layout, int vector_width) {
+  return (outer_contiguous || either_layout) && outer % outer_tile == 0 && inner % inner_tile == 0 &&
+         source.offset % vector_width == 0 && source.ld % vector_width == 0;
+}
 
-// Returns `source` unchanged when it fills whole tiles, is vector-aligned and is laid out as the kernel reads it
-// (outer-contiguous, or either layout when `either_layout`); otherwise enqueues the pack kernel into a new
+// Returns `source` unchanged when it is readable in place; otherwise enqueues the pack kernel into a new
 // outer-contiguous buffer (after `wait`) and appends its event to `events`.
 template <class Scalar, int VW>
 PackedOperand pack_operand(const cl::CommandQueue& queue, const MatrixOperand& source, int outer, int inner,
                            bool outer_contiguous, int outer_tile, int inner_tile, bool either_layout,
                            const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
-  if ((outer_contiguous || either_layout) && outer % outer_tile == 0 && inner % inner_tile == 0 &&
-      source.offset % VW == 0 && source.ld % VW == 0) {
+  if (readable_in_place(source, outer, inner, outer_contiguous, outer_tile, inner_tile, either_layout, VW)) {
     return {source.buffer, source.offset / VW, source.ld / VW, !outer_contiguous, nullptr};
   }
   const long long outer_padded = static_cast<long long>(round_up(outer, outer_tile));
   const long long inner_padded = static_cast<long long>(round_up(inner, inner_tile));
   require(outer_padded * inner_padded <= INT_MAX,
           "an operand padded to whole tiles would exceed 2^31 - 1 elements; use a smaller problem.");
-  auto copy =
-      std::make_unique<ScratchBuffer>(queue.getInfo<CL_QUEUE_CONTEXT>(), sizeof(Scalar) * outer_padded * inner_padded);
+  auto copy = std::make_unique<ScratchBuffer>(queue, sizeof(Scalar) * outer_padded * inner_padded);
   const cl::Buffer packed = copy->buffer();
   cl::Kernel kernel = make_kernel(queue, support_program_text<Scalar>(pack_kernel_name), pack_tile * pack_tile);
   set_args(kernel, outer, inner, static_cast<int>(outer_contiguous), source.buffer, source.offset, source.ld,

@@ -19,15 +19,19 @@ class ScratchPool {
     return *pool;
   }
 
-  // A buffer of `context` with at least `bytes`, that no command enqueued by an earlier call still uses.
-  // Hand it back with give_back() once the commands that use it are enqueued.
-  cl::Buffer take(const cl::Context& context, std::size_t bytes) {
+  // A buffer of the queue's context with at least `bytes` that the commands `queue` runs next may use: one
+  // that no earlier command uses any more, or one whose last use was enqueued on this same in-order queue
+  // (which runs commands one after the other). Hand it back with give_back() once its commands are enqueued.
+  cl::Buffer take(const cl::CommandQueue& queue, std::size_t bytes) {
+    const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+    const bool in_order = (queue.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       Slot* best = nullptr;
       for (Slot& slot : slots_) {
-        if (slot.taken || slot.context() != context() || slot.bytes < bytes || slot.bytes > 4 * bytes + (1 << 20) ||
-            !finished(slot.last_use) || (best && best->bytes <= slot.bytes)) {
+        const bool free = (in_order && slot.last_queue() == queue()) || finished(slot.last_use);
+        if (slot.taken || !free || slot.context() != context() || slot.bytes < bytes ||
+            slot.bytes > 4 * bytes + (1 << 20) || (best && best->bytes <= slot.bytes)) {
           continue;
         }
         best = &slot;
@@ -45,18 +49,20 @@ class ScratchPool {
       auto idle = std::find_if(slots_.begin(), slots_.end(), [](const Slot& s) { return !s.taken; });
       if (idle != slots_.end()) slots_.erase(idle);
     }
-    slots_.push_back({context, buffer, bytes, true, cl::Event()});
+    slots_.push_back({context, buffer, bytes, true, cl::Event(), cl::CommandQueue()});
     return buffer;
   }
 
-  // Makes `buffer` available again once `last_use` has completed (at once for a null event). After a failure,
-  // give back nothing: a buffer that is never given back is dropped from the pool, never reused.
-  void give_back(const cl::Buffer& buffer, const cl::Event& last_use) {
+  // Makes `buffer` available again: to other queues once `last_use` (enqueued on `queue`) has completed, at once
+  // for a null event, and to later commands of `queue` itself right away if it is in order. After a failure, give
+  // back nothing: a buffer that is never given back is dropped from the pool, never reused.
+  void give_back(const cl::Buffer& buffer, const cl::CommandQueue& queue, const cl::Event& last_use) {
     std::lock_guard<std::mutex> lock(mutex_);
     for (Slot& slot : slots_) {
       if (slot.buffer() == buffer()) {
         slot.taken = false;
         slot.last_use = last_use;
+        slot.last_queue = queue;
       }
     }
   }
@@ -76,6 +82,7 @@ class ScratchPool {
     std::size_t bytes;
     bool taken;
     cl::Event last_use;
+    cl::CommandQueue last_queue;  // held, so that its handle cannot be reused by a new queue while it is here
   };
 
   static bool finished(const cl::Event& event) {
@@ -88,12 +95,12 @@ class ScratchPool {
   std::vector<Slot> slots_;
 };
 
-// A buffer taken from the pool for one call: give it back with the event of the last command that uses it;
-// if the call fails before that, the destructor drops it from the pool instead.
+// A buffer taken from the pool for one call on `queue`: give it back with the event of the last command that uses
+// it; if the call fails before that, the destructor drops it from the pool instead.
 class ScratchBuffer {
  public:
-  ScratchBuffer(const cl::Context& context, std::size_t bytes)
-      : buffer_(ScratchPool::instance().take(context, bytes)) {}
+  ScratchBuffer(const cl::CommandQueue& queue, std::size_t bytes)
+      : queue_(queue), buffer_(ScratchPool::instance().take(queue, bytes)) {}
   ScratchBuffer(const ScratchBuffer&) = delete;
   ScratchBuffer& operator=(const ScratchBuffer&) = delete;
   ~ScratchBuffer() {
@@ -101,11 +108,12 @@ class ScratchBuffer {
   }
   const cl::Buffer& buffer() const { return buffer_; }
   void give_back_after(const cl::Event& last_use) {
-    ScratchPool::instance().give_back(buffer_, last_use);
+    ScratchPool::instance().give_back(buffer_, queue_, last_use);
     given_back_ = true;
   }
 
  private:
+  cl::CommandQueue queue_;
   cl::Buffer buffer_;
   bool given_back_ = false;
 };
