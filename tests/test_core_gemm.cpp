@@ -194,11 +194,11 @@ TEST_CASE("the default plan picks the configurations that measured fastest on an
   const DefaultPlan past = plan(4, 1025, 1025, 1025);
   CHECK(past.corner_m == 1024);
   CHECK(past.corner_n == 1024);
-  CHECK(past.choice == gpu_64x128);  // K = 1025 is checked in place, which 128x64 tiles do slowly
+  CHECK(past.choice == gpu_64x128);  // K = 1025 is read an element at a time, which 128x64 tiles do slowly
   const DefaultPlan odd = plan(4, 1000, 1000, 1000);
   CHECK(odd.corner_m == 1000);
   CHECK(odd.corner_n == 1000);
-  CHECK(odd.choice == gpu_64x128);
+  CHECK(odd.choice == gpu_128x64);  // whole vectors: read in place a vector at a time
   CHECK(plan(4, 2000, 2000, 2000).choice == gpu_128x128);
   // Small C with a long K: split-K. Tiny C: the smallest tiles.
   CHECK(plan(4, 128, 128, 131072).choice == gpu_split_k);

@@ -20,8 +20,14 @@ struct Shape {
 const std::vector<Shape> small_shapes = {{1, 1, 1},    {7, 7, 7},    {61, 129, 7}, {129, 61, 1}, {1, 129, 61},
                                          {130, 3, 61}, {3, 130, 61}, {8, 9, 1500}, {64, 64, 64}, {65, 63, 17}};
 
-// A column-major operand stored inside a larger buffer, at an offset and with a padded leading dimension.
-// Everything around it is NaN, so that a kernel reading outside the operand poisons the result.
+// Shapes whose sizes are whole vectors of 4 (but not whole tiles), for the kernels that read such operands in
+// place a vector at a time.
+const std::vector<Shape> vector_shapes = {{4, 4, 4},     {60, 68, 36}, {132, 4, 100}, {4, 200, 12},
+                                          {8, 12, 1500}, {68, 60, 4},  {100, 100, 20}};
+
+// A column-major operand stored inside a larger buffer, at an offset and with a padded leading dimension (both
+// multiples of 4 when `aligned`). Everything around it is NaN, so that a kernel reading outside the operand poisons
+// the result.
 template <class Scalar>
 struct StoredOperand {
   Matrix<Scalar> values;  // as stored (rows x cols)
@@ -29,10 +35,11 @@ struct StoredOperand {
   int ld;
   std::vector<Scalar> storage;
 
-  StoredOperand(const Matrix<Scalar>& v, Scalar surround) : values(v) {
+  StoredOperand(const Matrix<Scalar>& v, Scalar surround, bool aligned = false) : values(v) {
     std::uniform_int_distribution<int> pick(0, 3);
-    offset = pick(tilegemm_test::generator());
-    ld = static_cast<int>(v.rows()) + pick(tilegemm_test::generator());
+    const int unit = aligned ? 4 : 1;
+    offset = unit * pick(tilegemm_test::generator());
+    ld = (static_cast<int>(v.rows()) + unit - 1) / unit * unit + unit * pick(tilegemm_test::generator());
     storage.assign(offset + static_cast<std::size_t>(ld) * v.cols() + pick(tilegemm_test::generator()) + 1, surround);
     for (Eigen::Index j = 0; j < v.cols(); ++j)
       for (Eigen::Index i = 0; i < v.rows(); ++i) storage[offset + i + j * ld] = v(i, j);
@@ -67,8 +74,9 @@ void check_product(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Sh
                                               : tilegemm_test::random_matrix<Scalar>(s.m, s.n);
   const Scalar nan = tilegemm_test::poison<Scalar>();
   const Scalar sentinel = Scalar(12345);
-  StoredOperand<Scalar> a(trans_a ? Matrix<Scalar>(op_a.transpose()) : op_a, nan);
-  StoredOperand<Scalar> b(trans_b ? Matrix<Scalar>(op_b.transpose()) : op_b, nan);
+  const bool aligned = policy == EdgePolicy::vectors;
+  StoredOperand<Scalar> a(trans_a ? Matrix<Scalar>(op_a.transpose()) : op_a, nan, aligned);
+  StoredOperand<Scalar> b(trans_b ? Matrix<Scalar>(op_b.transpose()) : op_b, nan, aligned);
   StoredOperand<Scalar> c(c0, sentinel);
   INFO(Config::name() << (std::is_same_v<Scalar, float> ? " float" : " double") << ", m=" << s.m << " n=" << s.n
                       << " k=" << s.k << ", transA=" << trans_a << " transB=" << trans_b << ", alpha=" << alpha
@@ -112,7 +120,7 @@ void check_product(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Sh
 template <class Config, class Scalar>
 void check_family_in(EdgePolicy policy) {
   const cl::CommandQueue queue = tilegemm::default_queue();
-  for (const Shape& s : small_shapes) {
+  for (const Shape& s : policy == EdgePolicy::vectors ? vector_shapes : small_shapes) {
     for (int t = 0; t < 4; ++t) {
       check_product<Config, Scalar>(queue, t & 1, t & 2, s, Scalar(1), Scalar(0), policy);
       check_product<Config, Scalar>(queue, t & 1, t & 2, s, tilegemm_test::random_scalar<Scalar>(),
@@ -127,15 +135,21 @@ void check_family(EdgePolicy policy = EdgePolicy::by_size) {
   check_family_in<Config, double>(policy);
 }
 
-// The families that read either layout, both ways: operands packed into whole tiles, and read in place with the
-// edges checked.
+// The families that read either layout, every way they take operands that do not fill whole tiles: packed, in
+// place a vector at a time (sizes, offsets and leading dimensions whole vectors), in place an element at a time.
 template <class Config>
-void check_family_both_ways() {
+void check_family_every_way() {
   SECTION("packed") { check_family<Config>(EdgePolicy::pack); }
-  SECTION("in place, edges checked") { check_family<Config>(EdgePolicy::check_edges); }
+  SECTION("in place, vectors") { check_family<Config>(EdgePolicy::vectors); }
+  SECTION("in place, elements") { check_family<Config>(EdgePolicy::elements); }
 }
 
 // One product of about 1152 cubed with the sizes just off the tile multiples, in both precisions.
+const cl::CommandQueue& queue_for_large() {
+  static const cl::CommandQueue queue = tilegemm::default_queue();
+  return queue;
+}
+
 template <class Config>
 void check_large(EdgePolicy policy = EdgePolicy::by_size) {
   const cl::CommandQueue queue = tilegemm::default_queue();
@@ -182,22 +196,22 @@ TEST_CASE("register_blocking 160x160x16_10x10 v2 (kernel 10's incomplete tiles)"
   check_family<tilegemm::VectorLoads<160, 160, 16, 10, 10, 2>>();
 }
 TEST_CASE("prefetch 64x64x16_4x4 v4", "[families][prefetch]") {
-  check_family_both_ways<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>();
+  check_family_every_way<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>();
 }
 TEST_CASE("prefetch 128x128x16_8x8 v4", "[families][prefetch]") {
-  check_family_both_ways<tilegemm::Prefetch<128, 128, 16, 8, 8, 4>>();
+  check_family_every_way<tilegemm::Prefetch<128, 128, 16, 8, 8, 4>>();
 }
 TEST_CASE("prefetch 128x64x8_8x4 v2", "[families][prefetch]") {
-  check_family_both_ways<tilegemm::Prefetch<128, 64, 8, 8, 4, 2>>();
+  check_family_every_way<tilegemm::Prefetch<128, 64, 8, 8, 4, 2>>();
 }
 TEST_CASE("prefetch 32x32x8_2x2 v1", "[families][prefetch]") {
-  check_family_both_ways<tilegemm::Prefetch<32, 32, 8, 2, 2, 1>>();
+  check_family_every_way<tilegemm::Prefetch<32, 32, 8, 2, 2, 1>>();
 }
 TEST_CASE("split_k 32x32x16_2x2 v2", "[families][split_k]") {
-  check_family_both_ways<tilegemm::SplitK<32, 32, 16, 2, 2, 2>>();
+  check_family_every_way<tilegemm::SplitK<32, 32, 16, 2, 2, 2>>();
 }
 TEST_CASE("split_k 64x64x16_4x4 v4", "[families][split_k]") {
-  check_family_both_ways<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>();
+  check_family_every_way<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>();
 }
 TEST_CASE("default configuration (AutoConfig)", "[families][auto]") { check_family<tilegemm::AutoConfig>(); }
 
@@ -218,8 +232,10 @@ TEST_CASE("about 1152 cubed, every family", "[families][large]") {
   check_large<tilegemm::VectorLoads<64, 64, 16, 4, 4, 4>>();
   check_large<tilegemm::VectorLoads<160, 160, 16, 10, 10, 2>>();
   check_large<tilegemm::Prefetch<128, 128, 16, 8, 8, 4>>(EdgePolicy::pack);
-  check_large<tilegemm::Prefetch<128, 128, 16, 8, 8, 4>>(EdgePolicy::check_edges);
+  check_large<tilegemm::Prefetch<128, 128, 16, 8, 8, 4>>(EdgePolicy::elements);
+  check_product<tilegemm::Prefetch<128, 64, 8, 8, 8, 4>, float>(queue_for_large(), true, false, {1156, 1148, 1000},
+                                                                1.0f, 0.0f, EdgePolicy::vectors);
   check_large<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>(EdgePolicy::pack);
-  check_large<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>(EdgePolicy::check_edges);
+  check_large<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>(EdgePolicy::elements);
   check_large<tilegemm::AutoConfig>();
 }

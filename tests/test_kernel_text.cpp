@@ -52,14 +52,12 @@ constexpr auto prefetch = gemm_program_text<tilegemm::Prefetch<64, 64, 16, 4, 4,
 static_assert(contains(prefetch.preamble, "#define TRANS_A 0\n#define TRANS_B 0\n"));
 static_assert(contains(prefetch.preamble,
                        "#define A_K_CONTIGUOUS 0\n#define B_K_CONTIGUOUS 1\n#define EDGES 0\n#define SPLIT_K 0\n"));
-static_assert(contains(gemm_program_text<tilegemm::SplitK<64, 64, 16, 4, 4, 4>, float, true, false, true>().preamble,
+static_assert(contains(gemm_program_text<tilegemm::SplitK<64, 64, 16, 4, 4, 4>, float, true, false, 1>().preamble,
                        "#define A_K_CONTIGUOUS 1\n#define B_K_CONTIGUOUS 0\n#define EDGES 1\n#define SPLIT_K 1\n"));
-static_assert(gemm_program_text<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, float, false, true, true>().key !=
-              prefetch.key);
+static_assert(gemm_program_text<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, float, false, true, 2>().key != prefetch.key);
 // Families that read packed copies have no edge-checking variant: the flag stays 0.
-static_assert(
-    contains(gemm_program_text<tilegemm::VectorLoads<64, 32, 16, 4, 2, 2>, float, true, true, true>().preamble,
-             "#define EDGES 0\n"));
+static_assert(contains(gemm_program_text<tilegemm::VectorLoads<64, 32, 16, 4, 2, 2>, float, true, true, 2>().preamble,
+                       "#define EDGES 0\n"));
 static_assert(contains(vector_loads.kernel_name, "gemm_register_blocking"));
 
 constexpr auto naive_double = gemm_program_text<tilegemm::Naive<8, 4>, double, true, false>();

@@ -40,7 +40,7 @@ using DefaultCandidates =
 // What the choice among the GPU candidates knows of each, measured on an NVIDIA H200 (benchmarks/README.md):
 // how many of its work-groups one compute unit runs at once (from the registers per work-item the compiler
 // reported, out of 64K per unit), its throughput once every unit is that busy, in TFLOP/s, per scalar, and
-// whether its edge-checking variant keeps up (see operand_policy.hpp).
+// whether its variant that reads an element at a time keeps up (see operand_policy.hpp).
 struct CandidateModel {
   int resident_float;
   int resident_double;
@@ -50,7 +50,7 @@ struct CandidateModel {
 };
 inline constexpr std::array<CandidateModel, 5> gpu_models = {{
     {2, 1, 47.0, 19.8, true},   // gpu_128x128: 127 registers per work-item in float
-    {4, 2, 45.7, 17.6, false},  // gpu_128x64: 127 (128 work-items); checking edges, 138 and 30% slower
+    {4, 2, 45.7, 17.6, false},  // gpu_128x64: 127 (128 work-items); reading elements, 138 and 30% slower
     {3, 1, 41.1, 0.0, true},    // gpu_64x128: 80; in double it needs more than 48 KiB of local memory
     {4, 3, 34.4, 10.6, true},   // gpu_64x64: 64
     {8, 8, 18.4, 9.2, true},    // gpu_32x32
@@ -65,12 +65,12 @@ constexpr std::array<std::size_t, sizeof...(I)> candidate_local_elements(std::in
   return {std::tuple_element_t<I, DefaultCandidates>::local_memory_elements...};
 }
 struct Tile {
-  int m, n, k;
+  int m, n, k, vw;
 };
 template <std::size_t... I>
 constexpr std::array<Tile, sizeof...(I)> candidate_tiles(std::index_sequence<I...>) {
   return {Tile{std::tuple_element_t<I, DefaultCandidates>::TSM, std::tuple_element_t<I, DefaultCandidates>::TSN,
-               std::tuple_element_t<I, DefaultCandidates>::TSK}...};
+               std::tuple_element_t<I, DefaultCandidates>::TSK, std::tuple_element_t<I, DefaultCandidates>::VW}...};
 }
 
 // Whether the device can run candidate `choice` for elements of `scalar_size` bytes.
@@ -138,10 +138,13 @@ inline DefaultPlan plan_default(const DeviceLimits& device, std::size_t scalar_s
     }
     const Tile& tile = tiles[choice];
     const auto [corner_m, corner_n] = tiled_corner(m, n, tile.m, tile.n);
-    // Checking edges (see run_config) where the sizes are not whole tiles; some candidates are slow at it.
+    // Sizes that are neither whole tiles nor whole vectors are read an element at a time in small products (see
+    // operand_policy.hpp), which some candidates do slowly.
     const bool whole_tiles = corner_m % tile.m == 0 && corner_n % tile.n == 0 && k % tile.k == 0;
-    const bool checks_edges = !whole_tiles && static_cast<double>(corner_m) * corner_n * k <= edges_in_place_up_to;
-    if (checks_edges && !gpu_models[choice].checks_edges_well) continue;
+    const bool whole_vectors = corner_m % tile.vw == 0 && corner_n % tile.vw == 0 && k % tile.vw == 0;
+    const bool elements =
+        !whole_tiles && !whole_vectors && static_cast<double>(corner_m) * corner_n * k <= edges_in_place_up_to;
+    if (elements && !gpu_models[choice].checks_edges_well) continue;
     const double time = estimated_time(choice, is_double, corner_m, corner_n, units);
     if (best.choice == small_groups || time < best_time) {
       best = {choice, corner_m, corner_n};

@@ -23,16 +23,21 @@
 namespace tilegemm {
 namespace detail {
 
-// The program for a configuration and its three layout flags (see gemm_preamble), chosen at run time.
-template <class Config, class Scalar, bool... Chosen>
-ProgramText program_text(bool flag_a, bool flag_b, bool edges) {
-  if constexpr (sizeof...(Chosen) == 3) {
-    return gemm_program_text<Config, Scalar, Chosen...>();
-  } else {
-    const bool next = sizeof...(Chosen) == 0 ? flag_a : sizeof...(Chosen) == 1 ? flag_b : edges;
-    return next ? program_text<Config, Scalar, Chosen..., true>(flag_a, flag_b, edges)
-                : program_text<Config, Scalar, Chosen..., false>(flag_a, flag_b, edges);
+// The program for a configuration, its two layout flags and its EDGES mode (see gemm_preamble), at run time.
+template <class Config, class Scalar, bool FlagA, bool FlagB>
+ProgramText program_text_for(int edges) {
+  if (edges == 2) return gemm_program_text<Config, Scalar, FlagA, FlagB, 2>();
+  if (edges == 1) return gemm_program_text<Config, Scalar, FlagA, FlagB, 1>();
+  return gemm_program_text<Config, Scalar, FlagA, FlagB, 0>();
+}
+template <class Config, class Scalar>
+ProgramText program_text(bool flag_a, bool flag_b, int edges) {
+  if (flag_a) {
+    return flag_b ? program_text_for<Config, Scalar, true, true>(edges)
+                  : program_text_for<Config, Scalar, true, false>(edges);
   }
+  return flag_b ? program_text_for<Config, Scalar, false, true>(edges)
+                : program_text_for<Config, Scalar, false, false>(edges);
 }
 
 // Split-K: how many slices of K to multiply in parallel, and how deep each is (a multiple of the tile depth).
@@ -54,7 +59,7 @@ inline SplitPlan plan_split_k(int m, int n, int k, int tsm, int tsn, int tsk, un
 // The two passes of split-K: partial products of the slices into a workspace, then their sum into C.
 template <class Config, class Scalar>
 cl::Event run_split_k(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, PackedOperand& a, PackedOperand& b,
-                      bool edges, const std::vector<cl::Event>& ready) {
+                      int edges, const std::vector<cl::Event>& ready) {
   const int depth = edges ? p.k : static_cast<int>(round_up(p.k, Config::TSK));
   const SplitPlan plan = plan_split_k(p.m, p.n, depth, Config::TSM, Config::TSN, Config::TSK,
                                       device_limits(queue.getInfo<CL_QUEUE_DEVICE>()).compute_units);
@@ -78,7 +83,56 @@ cl::Event run_split_k(const cl::CommandQueue& queue, const GemmProblem<Scalar>& 
   return done;
 }
 
-// Runs one configuration: packs the operands first where its family needs that, then the GEMM kernel.
+// The families that read either layout (prefetch, split-K): each operand in place, or through a packed copy, and
+// the kernel's EDGES mode to match (see kernels/prefetch.hpp and operand_policy.hpp).
+template <class Config, class Scalar>
+cl::Event run_either_layout(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, const cl::NDRange& global,
+                            const cl::NDRange& local, const std::vector<cl::Event>& wait, EdgePolicy policy) {
+  constexpr int VW = Config::VW;
+  const bool a_outer = !p.trans_a;  // A is M-contiguous, B N-contiguous: outer-contiguous
+  const bool b_outer = p.trans_b;
+  const bool a_whole = readable_in_place(p.a, p.m, p.k, a_outer, Config::TSM, Config::TSK, true, VW);
+  const bool b_whole = readable_in_place(p.b, p.n, p.k, b_outer, Config::TSN, Config::TSK, true, VW);
+  const bool a_vectors = vector_aligned(p.a, p.m, p.k, a_outer, VW);
+  const bool b_vectors = vector_aligned(p.b, p.n, p.k, b_outer, VW);
+  const bool small = static_cast<double>(p.m) * p.n * p.k <= edges_in_place_up_to;
+  std::vector<cl::Event> ready = wait;
+  int edges = 0;
+  PackedOperand a, b;
+  if (policy == EdgePolicy::elements ||
+      (policy == EdgePolicy::by_size && !(a_whole && b_whole) && !(a_vectors && b_vectors) && small)) {
+    edges = 2;
+    a = as_it_is(p.a, a_outer, 1);
+    b = as_it_is(p.b, b_outer, 1);
+  } else {
+    // In place where whole tiles, or whole vectors unless the policy says pack; but a K-contiguous operand reused
+    // over many rows (B) or columns (A) of C is packed, since the kernel reads an outer-contiguous one faster.
+    const bool vectors_ok = policy != EdgePolicy::pack;
+    const bool a_in_place = (a_whole || (vectors_ok && a_vectors)) && (a_outer || p.n < pack_k_contiguous_from);
+    const bool b_in_place = (b_whole || (vectors_ok && b_vectors)) && (b_outer || p.m < pack_k_contiguous_from);
+    a = a_in_place ? as_it_is(p.a, a_outer, VW)
+                   : packed_copy<Scalar, VW>(queue, p.a, p.m, p.k, a_outer, Config::TSM, Config::TSK, wait, ready);
+    b = b_in_place ? as_it_is(p.b, b_outer, VW)
+                   : packed_copy<Scalar, VW>(queue, p.b, p.n, p.k, b_outer, Config::TSN, Config::TSK, wait, ready);
+    edges = (a_in_place && !a_whole) || (b_in_place && !b_whole) ? 1 : 0;
+  }
+  cl::Event done;
+  if constexpr (Config::family == Family::split_k) {
+    done = run_split_k<Config>(queue, p, a, b, edges, ready);
+  } else {
+    cl::Kernel kernel =
+        make_kernel(queue, program_text<Config, Scalar>(a.k_contiguous, b.k_contiguous, edges), Config::threads);
+    set_args(kernel, p.m, p.n, edges ? p.k : static_cast<int>(round_up(p.k, Config::TSK)), p.alpha, p.beta, a.buffer,
+             a.offset, a.ld, b.buffer, b.offset, b.ld, p.c.buffer, p.c.offset, p.c.ld);
+    done = enqueue(queue, kernel, global, local, ready);
+  }
+  a.done_after(done);
+  b.done_after(done);
+  return done;
+}
+
+// Runs one configuration: packs the operands first where its family needs that, then the GEMM kernel. `policy`
+// says how the families that read either layout take operands that do not fill whole tiles.
 template <class Config, class Scalar>
 cl::Event run_config(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, const std::vector<cl::Event>& wait,
                      EdgePolicy policy = EdgePolicy::by_size) {
@@ -86,42 +140,23 @@ cl::Event run_config(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p
                    Config::threads_n, Config::local_memory_elements * sizeof(Scalar));
   const cl::NDRange global(round_up(p.m, Config::TSM) / Config::WPTM, round_up(p.n, Config::TSN) / Config::WPTN);
   const cl::NDRange local(Config::threads_m, Config::threads_n);
-  if constexpr (Config::packed_operands) {
-    // Operands that do not fill whole tiles (or are not aligned): in small products, the kernels that read either
-    // layout check the edges rather than have them packed (see operand_policy.hpp).
-    constexpr bool either = Config::reads_either_layout;
-    const bool whole_tiles =
-        readable_in_place(p.a, p.m, p.k, !p.trans_a, Config::TSM, Config::TSK, either, Config::VW) &&
-        readable_in_place(p.b, p.n, p.k, p.trans_b, Config::TSN, Config::TSK, either, Config::VW);
-    const bool small = static_cast<double>(p.m) * p.n * p.k <= edges_in_place_up_to;
-    const bool edges =
-        either && !whole_tiles && (policy == EdgePolicy::check_edges || (policy == EdgePolicy::by_size && small));
-    // Otherwise K-contiguous operands are read in place unless a packed copy pays off: A is reused over the n
-    // columns of C, B over its m rows.
-    const bool a_either = either && p.n < pack_k_contiguous_from;
-    const bool b_either = either && p.m < pack_k_contiguous_from;
+  if constexpr (Config::reads_either_layout) {
+    return run_either_layout<Config, Scalar>(queue, p, global, local, wait, policy);
+  } else if constexpr (Config::packed_operands) {
     std::vector<cl::Event> ready = wait;
-    PackedOperand a = edges ? PackedOperand{p.a.buffer, p.a.offset, p.a.ld, p.trans_a, nullptr}
-                            : pack_operand<Scalar, Config::VW>(queue, p.a, p.m, p.k, !p.trans_a, Config::TSM,
-                                                               Config::TSK, a_either, wait, ready);
-    PackedOperand b = edges ? PackedOperand{p.b.buffer, p.b.offset, p.b.ld, !p.trans_b, nullptr}
-                            : pack_operand<Scalar, Config::VW>(queue, p.b, p.n, p.k, p.trans_b, Config::TSN,
-                                                               Config::TSK, b_either, wait, ready);
-    cl::Event done;
-    if constexpr (Config::family == Family::split_k) {
-      done = run_split_k<Config>(queue, p, a, b, edges, ready);
-    } else {
-      cl::Kernel kernel =
-          make_kernel(queue, program_text<Config, Scalar>(a.k_contiguous, b.k_contiguous, edges), Config::threads);
-      set_args(kernel, p.m, p.n, edges ? p.k : static_cast<int>(round_up(p.k, Config::TSK)), p.alpha, p.beta, a.buffer,
-               a.offset, a.ld, b.buffer, b.offset, b.ld, p.c.buffer, p.c.offset, p.c.ld);
-      done = enqueue(queue, kernel, global, local, ready);
-    }
+    PackedOperand a = pack_operand<Scalar, Config::VW>(queue, p.a, p.m, p.k, !p.trans_a, Config::TSM, Config::TSK,
+                                                       false, wait, ready);
+    PackedOperand b =
+        pack_operand<Scalar, Config::VW>(queue, p.b, p.n, p.k, p.trans_b, Config::TSN, Config::TSK, false, wait, ready);
+    cl::Kernel kernel = make_kernel(queue, program_text<Config, Scalar>(false, false, 0), Config::threads);
+    set_args(kernel, p.m, p.n, static_cast<int>(round_up(p.k, Config::TSK)), p.alpha, p.beta, a.buffer, a.offset, a.ld,
+             b.buffer, b.offset, b.ld, p.c.buffer, p.c.offset, p.c.ld);
+    const cl::Event done = enqueue(queue, kernel, global, local, ready);
     a.done_after(done);
     b.done_after(done);
     return done;
   } else {
-    cl::Kernel kernel = make_kernel(queue, program_text<Config, Scalar>(p.trans_a, p.trans_b, false), Config::threads);
+    cl::Kernel kernel = make_kernel(queue, program_text<Config, Scalar>(p.trans_a, p.trans_b, 0), Config::threads);
     set_args(kernel, p.m, p.n, p.k, p.alpha, p.beta, p.a.buffer, p.a.offset, p.a.ld, p.b.buffer, p.b.offset, p.b.ld,
              p.c.buffer, p.c.offset, p.c.ld);
     return enqueue(queue, kernel, global, local, wait);

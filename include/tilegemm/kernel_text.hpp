@@ -55,9 +55,9 @@ constexpr const char* family_kernel_name() {
 // The preamble that turns a TileConfig, a scalar type and three layout flags into OpenCL C #defines. The first two
 // are the transposes for the families that read the caller's operands directly (TRANS_A, TRANS_B), whether A and B
 // are K-contiguous for those that read either layout (A_K_CONTIGUOUS, B_K_CONTIGUOUS), and unused (0) by the
-// others, which read packed copies. Edges asks the families that read either layout for the variant that reads
-// operands of any size and alignment in place (EDGES).
-template <class Config, class Scalar, bool FlagA, bool FlagB, bool Edges = false>
+// others, which read packed copies. Edges picks the way the families that read either layout meet operands that
+// do not fill whole tiles (EDGES, see kernels/prefetch.hpp); 0 for the others.
+template <class Config, class Scalar, bool FlagA, bool FlagB, int Edges = 0>
 inline constexpr auto gemm_preamble =
     scalar_preamble<Scalar, Config::VW>() + define_line<Config::TSM>("TSM") + define_line<Config::TSN>("TSN") +
     define_line<Config::TSK>("TSK") + define_line<Config::WPTM>("WPTM") + define_line<Config::WPTN>("WPTN") +
@@ -68,10 +68,10 @@ inline constexpr auto gemm_preamble =
     define_line<FlagB && !Config::packed_operands>("TRANS_B") +
     define_line<FlagA && Config::reads_either_layout>("A_K_CONTIGUOUS") +
     define_line<FlagB && Config::reads_either_layout>("B_K_CONTIGUOUS") +
-    define_line<Edges && Config::reads_either_layout>("EDGES") +
+    define_line<Config::reads_either_layout ? Edges : 0>("EDGES") +
     define_line<Config::family == Family::split_k>("SPLIT_K");
 
-template <class Config, class Scalar, bool FlagA, bool FlagB, bool Edges = false>
+template <class Config, class Scalar, bool FlagA, bool FlagB, int Edges = 0>
 constexpr ProgramText gemm_program_text() {
   constexpr std::string_view preamble = gemm_preamble<Config, Scalar, FlagA, FlagB, Edges>.view();
   constexpr std::string_view body = family_source<Config::family>();

@@ -4,9 +4,10 @@
 
 namespace tilegemm::detail {
 
-// Products up to this many multiply-adds whose operands do not fill whole tiles (or are not vector-aligned) are
-// read in place with the edges checked rather than packed first: up to about 2048 cubed, the pack kernels and the
-// padding cost more than the checks.
+// Operands that do not fill whole tiles are read in place, a vector at a time, when their contiguous extent,
+// offset and leading dimension are whole vectors (the prefetch kernel's EDGES 1). Others, in products up to this
+// many multiply-adds, are read in place an element at a time (EDGES 2) rather than packed first: up to about 2048
+// cubed, the pack kernels and the padding cost more than element loads.
 inline constexpr double edges_in_place_up_to = 8.6e9;
 
 // K-contiguous operands are read in place unless they are reused over this many rows (for B) or columns (for A)
@@ -14,8 +15,8 @@ inline constexpr double edges_in_place_up_to = 8.6e9;
 // 8192, and the copy cost about 1.2%).
 inline constexpr int pack_k_contiguous_from = 2048;
 
-// The choice for operands that do not fill whole tiles: by size (above), or always packed, or always in place with
-// the edges checked (tests use these two).
-enum class EdgePolicy { by_size, pack, check_edges };
+// The choice for operands that do not fill whole tiles: as above, or always packed, or in place a vector at a time
+// where they are vector-aligned (others packed), or always in place an element at a time. Tests use the last three.
+enum class EdgePolicy { by_size, pack, vectors, elements };
 
 }  // namespace tilegemm::detail

@@ -11,9 +11,9 @@
 
 namespace tilegemm::detail {
 
-// An operand as the packed kernels read it: zero-padded to whole tiles, with offset and leading dimension counted
-// in vectors of VW elements, outer-contiguous (m for A, n for B) or, for the kernels that read either layout,
-// possibly K-contiguous. (Those kernels' EDGES variant reads the caller's operand as it is, counted in elements.)
+// An operand as the packed kernels read it: the caller's own or a copy zero-padded to whole tiles, with offset and
+// leading dimension counted in vectors of VW elements (in elements for the prefetch kernel's EDGES 2), outer-
+// contiguous (m for A, n for B) or, for the kernels that read either layout, possibly K-contiguous.
 struct PackedOperand {
   cl::Buffer buffer;
   int offset;
@@ -35,15 +35,24 @@ inline bool readable_in_place(const MatrixOperand& source, int outer, int inner,
          source.offset % vector_width == 0 && source.ld % vector_width == 0;
 }
 
-// Returns `source` unchanged when it is readable in place; otherwise enqueues the pack kernel into a new
-// outer-contiguous buffer (after `wait`) and appends its event to `events`.
+// Whether an operand's contiguous extent, offset and leading dimension are whole vectors, as the prefetch
+// kernel's EDGES 1 needs to read it in place.
+inline bool vector_aligned(const MatrixOperand& source, int outer, int inner, bool outer_contiguous, int vector_width) {
+  return source.offset % vector_width == 0 && source.ld % vector_width == 0 &&
+         (outer_contiguous ? outer : inner) % vector_width == 0;
+}
+
+// The caller's operand as it is, counted in units of `unit` elements.
+inline PackedOperand as_it_is(const MatrixOperand& source, bool outer_contiguous, int unit) {
+  return {source.buffer, source.offset / unit, source.ld / unit, !outer_contiguous, nullptr};
+}
+
+// Enqueues the pack kernel (after `wait`) into a new outer-contiguous buffer zero-padded to whole tiles, and
+// appends its event to `events`.
 template <class Scalar, int VW>
-PackedOperand pack_operand(const cl::CommandQueue& queue, const MatrixOperand& source, int outer, int inner,
-                           bool outer_contiguous, int outer_tile, int inner_tile, bool either_layout,
-                           const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
-  if (readable_in_place(source, outer, inner, outer_contiguous, outer_tile, inner_tile, either_layout, VW)) {
-    return {source.buffer, source.offset / VW, source.ld / VW, !outer_contiguous, nullptr};
-  }
+PackedOperand packed_copy(const cl::CommandQueue& queue, const MatrixOperand& source, int outer, int inner,
+                          bool outer_contiguous, int outer_tile, int inner_tile, const std::vector<cl::Event>& wait,
+                          std::vector<cl::Event>& events) {
   const long long outer_padded = static_cast<long long>(round_up(outer, outer_tile));
   const long long inner_padded = static_cast<long long>(round_up(inner, inner_tile));
   require(outer_padded * inner_padded <= INT_MAX,
@@ -57,6 +66,17 @@ PackedOperand pack_operand(const cl::CommandQueue& queue, const MatrixOperand& s
                            cl::NDRange(round_up(outer_padded, pack_tile), round_up(inner_padded, pack_tile)),
                            cl::NDRange(pack_tile, pack_tile), wait));
   return {packed, 0, static_cast<int>(outer_padded / VW), false, std::move(copy)};
+}
+
+// The operand as it is when it is readable in place, else a packed copy.
+template <class Scalar, int VW>
+PackedOperand pack_operand(const cl::CommandQueue& queue, const MatrixOperand& source, int outer, int inner,
+                           bool outer_contiguous, int outer_tile, int inner_tile, bool either_layout,
+                           const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
+  if (readable_in_place(source, outer, inner, outer_contiguous, outer_tile, inner_tile, either_layout, VW)) {
+    return as_it_is(source, outer_contiguous, VW);
+  }
+  return packed_copy<Scalar, VW>(queue, source, outer, inner, outer_contiguous, outer_tile, inner_tile, wait, events);
 }
 
 }  // namespace tilegemm::detail

@@ -10,12 +10,13 @@ inline constexpr char prefetch_kernel_source[] = R"CLC(
 //   outer-contiguous (A_K_CONTIGUOUS / B_K_CONTIGUOUS = 0): A(m, k) = A[k * lda + m], B(k, n) = B[k * ldb + n];
 //   K-contiguous (= 1):                                    A(m, k) = A[m * lda + k], B(k, n) = B[n * ldb + k],
 // so that A as stored by the caller, B as stored by the caller, and the pack kernel's copies all fit.
-// EDGES = 0: M, N and K are whole tiles and the operands are addressed in vectors of VW (offsets and leading
-//   dimensions too), loaded a vector at a time.
-// EDGES = 1: any M, N, K, offsets and leading dimensions, in elements. Loads are of single elements (neighbouring
-//   work-items still read neighbouring elements). Past the last row of A or column of B they read that row or
-//   column again, which only feeds rows and columns of C that are not stored; past K, in the last slice, they
-//   are zero. So nothing needs padding, and only the last slice pays for a check.
+// EDGES says how the operands meet the tiles:
+//   0: M, N and K are whole tiles; operands are addressed in vectors of VW (offsets and leading dimensions too).
+//   1: the same vectors, but M, N and K need not be whole tiles (only the contiguous extent of each operand a
+//      multiple of VW): rows of A (columns of B) past the last are read as the last, which only feeds rows
+//      (columns) of C that are not stored, and vectors past K are zero, in the last slice only.
+//   2: the same with single elements, in elements: any sizes, offsets and leading dimensions. Neighbouring
+//      work-items still read neighbouring elements.
 // Each work-item's WPTM x WPTN block is made of groups of VW consecutive rows and columns, GROUPS_M x GROUPS_N of
 // them, spaced THREADS_M * VW rows and THREADS_N * VW columns apart, so that it reads local memory a vector at
 // a time without bank conflicts.
@@ -25,54 +26,61 @@ inline constexpr char prefetch_kernel_source[] = R"CLC(
 #define GROUPS_N (WPTN / VW)
 #define ROW_A (TSM / VW + 1)  // vectors per row of a local tile: one of padding spreads K-contiguous stores
 #define ROW_B (TSN / VW + 1)  // over the banks
+#define UNIT (EDGES == 2 ? 1 : VW)  // elements per load
 
-#if !EDGES
+// Load l of a slice by work-item tid is item e = l * THREADS + tid of the tile (a vector, or an element for
+// EDGES 2): neighbouring work-items load neighbouring items. Its row (m of A, n of B, counted in items along a
+// contiguous row) and its k (counted in items along a contiguous k), and its place in the tile in memory:
 #if A_K_CONTIGUOUS
-#define A_VECTOR(id, k0) A[((id) / (TSK / VW)) * lda + (k0) / VW + (id) % (TSK / VW)]
-#define A_STASH(local, id, value) stash_transposed(local, ROW_A, (id) % (TSK / VW), (id) / (TSK / VW), value)
+#define A_ROW(e) ((e) / (TSK / UNIT))
+#define A_KS(e) ((e) % (TSK / UNIT))
+#define A_ITEM(row, ks, k0) A_TILE[(row) * lda + (k0) / UNIT + (ks)]
+#define A_FIRST_K(e, k0) ((k0) + A_KS(e) * UNIT)
 #else
-#define A_VECTOR(id, k0) A[((k0) + (id) / (TSM / VW)) * lda + (id) % (TSM / VW)]
-#define A_STASH(local, id, value) (local)[((id) / (TSM / VW)) * ROW_A + (id) % (TSM / VW)] = (value)
+#define A_ROW(e) ((e) % (TSM / UNIT))
+#define A_KS(e) ((e) / (TSM / UNIT))
+#define A_ITEM(row, ks, k0) A_TILE[((k0) + (ks)) * lda + (row)]
+#define A_FIRST_K(e, k0) ((k0) + A_KS(e))
 #endif
 #if B_K_CONTIGUOUS
-#define B_VECTOR(id, k0) B[((id) / (TSK / VW)) * ldb + (k0) / VW + (id) % (TSK / VW)]
-#define B_STASH(local, id, value) stash_transposed(local, ROW_B, (id) % (TSK / VW), (id) / (TSK / VW), value)
+#define B_ROW(e) ((e) / (TSK / UNIT))
+#define B_KS(e) ((e) % (TSK / UNIT))
+#define B_ITEM(row, ks, k0) B_TILE[(row) * ldb + (k0) / UNIT + (ks)]
+#define B_FIRST_K(e, k0) ((k0) + B_KS(e) * UNIT)
 #else
-#define B_VECTOR(id, k0) B[((k0) + (id) / (TSN / VW)) * ldb + (id) % (TSN / VW)]
-#define B_STASH(local, id, value) (local)[((id) / (TSN / VW)) * ROW_B + (id) % (TSN / VW)] = (value)
+#define B_ROW(e) ((e) % (TSN / UNIT))
+#define B_KS(e) ((e) / (TSN / UNIT))
+#define B_ITEM(row, ks, k0) B_TILE[((k0) + (ks)) * ldb + (row)]
+#define B_FIRST_K(e, k0) ((k0) + B_KS(e))
+#endif
+#if EDGES
+#define A_LOAD(e, k0) A_ITEM(min(A_ROW(e), last_a), A_KS(e), k0)  // rows past the last read as the last
+#define B_LOAD(e, k0) B_ITEM(min(B_ROW(e), last_b), B_KS(e), k0)
+#else
+#define A_LOAD(e, k0) A_ITEM(A_ROW(e), A_KS(e), k0)
+#define B_LOAD(e, k0) B_ITEM(B_ROW(e), B_KS(e), k0)
 #endif
 
-// Writes a vector of VW consecutive k of one row (or column) `outer` into the k-major local tile.
-inline void stash_transposed(__local realV* tile, const int row, const int k_vector, const int outer,
+// Writes item `value` (VW consecutive k of row `outer`, or one element) into the k-major local tile whose rows
+// hold `row` vectors.
+inline void stash_transposed(__local realV* tile, const int row, const int k_first, const int outer,
                              const realV value) {
   real parts[VW];
   STOREV(value, parts);
   __local real* scalars = (__local real*)tile;
 #pragma unroll
-  for (int c = 0; c < VW; ++c) scalars[(k_vector * VW + c) * row * VW + outer] = parts[c];
+  for (int c = 0; c < VW; ++c) scalars[(k_first + c) * row * VW + outer] = parts[c];
 }
-
-#else  // EDGES
-// Element e of a tile (e < TSM * TSK for A): its row (m of A, n of B) and k within the tile, taken along the
-// contiguous direction of the operand, and where it is relative to the tile's first element.
-#if A_K_CONTIGUOUS
-#define A_OUTER(e) ((e) / TSK)
-#define A_K(e) ((e) % TSK)
-#define A_ELEMENT(outer, k) As[(outer) * lda + (k)]
+#if EDGES == 2
+#define STASH_ITEM(tile, row_vectors, contiguous_k, row, ks, value) \
+  ((__local real*)(tile))[(ks) * (row_vectors) * VW + (row)] = (value)
 #else
-#define A_OUTER(e) ((e) % TSM)
-#define A_K(e) ((e) / TSM)
-#define A_ELEMENT(outer, k) As[(k) * lda + (outer)]
-#endif
-#if B_K_CONTIGUOUS
-#define B_OUTER(e) ((e) / TSK)
-#define B_K(e) ((e) % TSK)
-#define B_ELEMENT(outer, k) Bs[(outer) * ldb + (k)]
-#else
-#define B_OUTER(e) ((e) % TSN)
-#define B_K(e) ((e) / TSN)
-#define B_ELEMENT(outer, k) Bs[(k) * ldb + (outer)]
-#endif
+#define STASH_ITEM(tile, row_vectors, contiguous_k, row, ks, value)                       \
+  if (contiguous_k) {                                                                     \
+    stash_transposed(tile, row_vectors, (ks) * VW, row, value);                           \
+  } else {                                                                                \
+    (tile)[(ks) * (row_vectors) + (row)] = (value);                                       \
+  }
 #endif
 
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
@@ -99,20 +107,20 @@ void gemm_prefetch(const int M, const int N, const int K, const real alpha, cons
 #endif
   const int tile_m = TSM * get_group_id(0);
   const int tile_n = TSN * get_group_id(1);
-#if EDGES
-  __global const real* restrict As = (__global const real*)A + a_offset + tile_m * (A_K_CONTIGUOUS ? lda : 1);
-  __global const real* restrict Bs = (__global const real*)B + b_offset + tile_n * (B_K_CONTIGUOUS ? ldb : 1);
-  const int last_a = min(TSM, M - tile_m) - 1;  // the last row of A and column of B in this tile
-  const int last_b = min(TSN, N - tile_n) - 1;
-#elif A_K_CONTIGUOUS
-  A += a_offset + tile_m * lda;
+#if EDGES == 2
+  typedef real item;
 #else
-  A += a_offset + tile_m / VW;
+  typedef realV item;
 #endif
-#if !EDGES && B_K_CONTIGUOUS
-  B += b_offset + tile_n * ldb;
-#elif !EDGES
-  B += b_offset + tile_n / VW;
+  // The tiles' first items; offsets and leading dimensions are counted in items.
+  __global const item* restrict A_TILE =
+      (__global const item*)A + a_offset + (A_K_CONTIGUOUS ? tile_m * lda : tile_m / UNIT);
+  __global const item* restrict B_TILE =
+      (__global const item*)B + b_offset + (B_K_CONTIGUOUS ? tile_n * ldb : tile_n / UNIT);
+#if EDGES
+  // The last row of A and column of B in this tile, counted like A_ROW and B_ROW.
+  const int last_a = (min(TSM, M - tile_m) - 1) / (A_K_CONTIGUOUS ? 1 : UNIT);
+  const int last_b = (min(TSN, N - tile_n) - 1) / (B_K_CONTIGUOUS ? 1 : UNIT);
 #endif
 #if SPLIT_K
   const int k_begin = get_group_id(2) * k_per_slice;
@@ -132,45 +140,36 @@ void gemm_prefetch(const int M, const int N, const int K, const real alpha, cons
 #pragma unroll
     for (int j = 0; j < WPTN; ++j) acc[i][j] = 0;
 
-#if !EDGES
-  // Vector l of a slice: neighbouring work-items load neighbouring vectors.
-  realV next_a[LOADS_A];
-  realV next_b[LOADS_B];
-#define FETCH(k0)                                                                                         \
-  for (int l = 0; l < LOADS_A; ++l) next_a[l] = A_VECTOR(l * THREADS + tid, k0);       \
-  for (int l = 0; l < LOADS_B; ++l) next_b[l] = B_VECTOR(l * THREADS + tid, k0);
-#define STASH(buffer)                                                                                     \
-  for (int l = 0; l < LOADS_A; ++l) A_STASH(Asub[buffer], l * THREADS + tid, next_a[l]); \
-  for (int l = 0; l < LOADS_B; ++l) B_STASH(Bsub[buffer], l * THREADS + tid, next_b[l]);
+  item next_a[LOADS_A * VW / UNIT];
+  item next_b[LOADS_B * VW / UNIT];
+#define FETCH_ITEMS(k0, a_ok, b_ok)                                              \
+  for (int l = 0; l < LOADS_A * VW / UNIT; ++l) {                                \
+    const int e = l * THREADS + tid;                                             \
+    next_a[l] = (a_ok) ? A_LOAD(e, k0) : (item)0;                                \
+  }                                                                              \
+  for (int l = 0; l < LOADS_B * VW / UNIT; ++l) {                                \
+    const int e = l * THREADS + tid;                                             \
+    next_b[l] = (b_ok) ? B_LOAD(e, k0) : (item)0;                                \
+  }
+#if EDGES
+#define FETCH(k0)                                                                \
+  if ((k0) + TSK <= K) {                                                         \
+    FETCH_ITEMS(k0, true, true)                                                  \
+  } else { /* the last slice: items past K are zero */                           \
+    FETCH_ITEMS(k0, A_FIRST_K(e, k0) < K, B_FIRST_K(e, k0) < K)                  \
+  }
 #else
-  // Element l * THREADS + tid of a slice; elements past K are zero (in the last slice only).
-  real next_a[LOADS_A * VW];
-  real next_b[LOADS_B * VW];
-#define FETCH_ELEMENTS(k0, a_ok, b_ok)                                                       \
-  for (int l = 0; l < LOADS_A * VW; ++l) {                                                   \
-    const int e = l * THREADS + tid;                                                         \
-    next_a[l] = (a_ok) ? A_ELEMENT(min(A_OUTER(e), last_a), (k0) + A_K(e)) : (real)0;        \
-  }                                                                                          \
-  for (int l = 0; l < LOADS_B * VW; ++l) {                                                   \
-    const int e = l * THREADS + tid;                                                         \
-    next_b[l] = (b_ok) ? B_ELEMENT(min(B_OUTER(e), last_b), (k0) + B_K(e)) : (real)0;        \
-  }
-#define FETCH(k0)                                                                            \
-  if ((k0) + TSK <= K) {                                                                     \
-    FETCH_ELEMENTS(k0, true, true)                                                           \
-  } else {                                                                                   \
-    FETCH_ELEMENTS(k0, (k0) + A_K(e) < K, (k0) + B_K(e) < K)                                 \
-  }
-#define STASH(buffer)                                                                                            \
-  for (int l = 0; l < LOADS_A * VW; ++l) {                                                     \
-    const int e = l * THREADS + tid;                                                                             \
-    ((__local real*)Asub[buffer])[A_K(e) * ROW_A * VW + A_OUTER(e)] = next_a[l];                                 \
-  }                                                                                                              \
-  for (int l = 0; l < LOADS_B * VW; ++l) {                                                     \
-    const int e = l * THREADS + tid;                                                                             \
-    ((__local real*)Bsub[buffer])[B_K(e) * ROW_B * VW + B_OUTER(e)] = next_b[l];                                 \
-  }
+#define FETCH(k0) FETCH_ITEMS(k0, true, true)
 #endif
+#define STASH(buffer)                                                                                      \
+  for (int l = 0; l < LOADS_A * VW / UNIT; ++l) {                                                          \
+    const int e = l * THREADS + tid;                                                                       \
+    STASH_ITEM(Asub[buffer], ROW_A, A_K_CONTIGUOUS, A_ROW(e), A_KS(e), next_a[l]);                         \
+  }                                                                                                        \
+  for (int l = 0; l < LOADS_B * VW / UNIT; ++l) {                                                          \
+    const int e = l * THREADS + tid;                                                                       \
+    STASH_ITEM(Bsub[buffer], ROW_B, B_K_CONTIGUOUS, B_ROW(e), B_KS(e), next_b[l]);                         \
+  }
 
   if (k_begin < k_end) {
     FETCH(k_begin);
