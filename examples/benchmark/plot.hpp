@@ -56,11 +56,15 @@ inline std::string script_path_for(const std::string& csv_path) {
 
 }  // namespace detail
 
-// One series per kernel and configuration that ran, in the order of the rows, points sorted by size.
+// One series per kernel and configuration that ran, in the order of the rows, points sorted by size. When the run
+// has square products, only they are drawn: other shapes of the same size would zigzag the lines (the tables and
+// the CSV have them all).
 inline std::vector<Series> gflops_series(const std::vector<Row>& rows) {
+  const auto square = [](const Row& r) { return r.shape.m == r.shape.n && r.shape.n == r.shape.k; };
+  const bool squares_only = std::any_of(rows.begin(), rows.end(), square);
   std::vector<Series> series;
   for (const Row& r : rows) {
-    if (r.status != "ok" || r.check == "WRONG") continue;
+    if (r.status != "ok" || r.check == "WRONG" || (squares_only && !square(r))) continue;
     const std::string& title = r.configuration;  // peers' configurations name them: "clblast::Gemm", "eigen (...)"
     auto found = std::find_if(series.begin(), series.end(), [&](const Series& s) { return s.title == title; });
     if (found == series.end()) found = series.insert(series.end(), Series{title, r.kernel != "tilegemm", {}});
@@ -95,7 +99,7 @@ inline std::string gnuplot_script(const std::vector<Series>& series, const std::
   script += "set terminal " + terminal + "\nset termoption noenhanced\n";
   script += "set output " + detail::gnuplot_quoted(png_path) + "\n";
   script += "set title " + detail::gnuplot_quoted(title) + "\n";
-  script += "set xlabel \"matrix size (M = N = K; for other shapes the cube root of M*N*K)\"\n";
+  script += "set xlabel \"matrix size (M = N = K; for other shapes, when only they ran, the cube root of M*N*K)\"\n";
   script += "set ylabel \"GFLOP/s (device time of whole calls)\"\n";
   script += "set logscale x 2\nset grid\nset key outside right top Left reverse\nset yrange [0:*]\n";
   if (!sizes.empty()) {
