@@ -139,13 +139,12 @@ class Report {
     if (r.status != "ok") {
       std::printf("%-8s  %-38s %s (%s)\n", r.kernel.c_str(), r.configuration.c_str(), r.status.c_str(), r.note.c_str());
     } else {
-      std::printf("%-8s  %-38s %10s %5s %10s %10s %9s %10s %9s %9s%s%s\n", r.kernel.c_str(),
-                  r.configuration.c_str(), detail::cell(r.timing.first_ms, "%.2f").c_str(),
+      std::printf("%-8s  %-38s %10s %5s %10s %10s %9s %10s %9s %9s%s%s\n", r.kernel.c_str(), r.configuration.c_str(),
+                  detail::cell(r.timing.first_ms, "%.2f").c_str(),
                   r.programs_built >= 0 ? std::to_string(r.programs_built).c_str() : "-",
                   detail::cell(r.timing.call_ms, "%.3f").c_str(), detail::cell(r.timing.device_ms, "%.3f").c_str(),
-                  gflops_cell(r.gflops).c_str(),
-                  detail::cell(r.vs_clblast, "%.2f").c_str(), detail::cell(r.vs_cublas, "%.2f").c_str(),
-                  error_cell(r).c_str(), r.check == "WRONG" ? "  WRONG" : "",
+                  gflops_cell(r.gflops).c_str(), detail::cell(r.vs_clblast, "%.2f").c_str(),
+                  detail::cell(r.vs_cublas, "%.2f").c_str(), error_cell(r).c_str(), r.check == "WRONG" ? "  WRONG" : "",
                   r.note.empty() ? "" : ("  (" + r.note + ")").c_str());
     }
     std::fflush(stdout);

@@ -19,9 +19,8 @@ Contender<Scalar> tilegemm_contender(const OpenclOperands<Scalar>& device, const
   poison_result(device, shape);
   Contender<Scalar> contender;
   contender.product.start = [device, shape, t] {
-    tilegemm::gemm<Config>(device.queue, transpose_flag(t.a), transpose_flag(t.b), shape.m, shape.n, shape.k,
-                           Scalar(1), device.a, 0, device.lda, device.b, 0, device.ldb, Scalar(0), device.c, 0,
-                           device.ldc);
+    tilegemm::gemm<Config>(device.queue, transpose_flag(t.a), transpose_flag(t.b), shape.m, shape.n, shape.k, Scalar(1),
+                           device.a, 0, device.lda, device.b, 0, device.ldb, Scalar(0), device.c, 0, device.ldc);
   };
   contender.product.finish = [device] { detail::require_cl(device.queue.finish(), "clFinish"); };
   contender.read_result = [device](HostMatrix<Scalar>& c) { download_result(device, c); };
