@@ -145,11 +145,6 @@ void check_family_every_way() {
 }
 
 // One product of about 1152 cubed with the sizes just off the tile multiples, in both precisions.
-const cl::CommandQueue& queue_for_large() {
-  static const cl::CommandQueue queue = tilegemm::default_queue();
-  return queue;
-}
-
 template <class Config>
 void check_large(EdgePolicy policy = EdgePolicy::by_size) {
   const cl::CommandQueue queue = tilegemm::default_queue();
@@ -233,8 +228,8 @@ TEST_CASE("about 1152 cubed, every family", "[families][large]") {
   check_large<tilegemm::VectorLoads<160, 160, 16, 10, 10, 2>>();
   check_large<tilegemm::Prefetch<128, 128, 16, 8, 8, 4>>(EdgePolicy::pack);
   check_large<tilegemm::Prefetch<128, 128, 16, 8, 8, 4>>(EdgePolicy::elements);
-  check_product<tilegemm::Prefetch<128, 64, 8, 8, 8, 4>, float>(queue_for_large(), true, false, {1156, 1148, 1000},
-                                                                1.0f, 0.0f, EdgePolicy::vectors);
+  check_product<tilegemm::Prefetch<128, 64, 8, 8, 8, 4>, float>(tilegemm::default_queue(), true, false,
+                                                                {1156, 1148, 1000}, 1.0f, 0.0f, EdgePolicy::vectors);
   check_large<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>(EdgePolicy::pack);
   check_large<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>(EdgePolicy::elements);
   check_large<tilegemm::AutoConfig>();

@@ -144,10 +144,10 @@ cl::Event run_config(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p
     return run_either_layout<Config, Scalar>(queue, p, global, local, wait, policy);
   } else if constexpr (Config::packed_operands) {
     std::vector<cl::Event> ready = wait;
-    PackedOperand a = pack_operand<Scalar, Config::VW>(queue, p.a, p.m, p.k, !p.trans_a, Config::TSM, Config::TSK,
-                                                       false, wait, ready);
+    PackedOperand a =
+        pack_operand<Scalar, Config::VW>(queue, p.a, p.m, p.k, !p.trans_a, Config::TSM, Config::TSK, wait, ready);
     PackedOperand b =
-        pack_operand<Scalar, Config::VW>(queue, p.b, p.n, p.k, p.trans_b, Config::TSN, Config::TSK, false, wait, ready);
+        pack_operand<Scalar, Config::VW>(queue, p.b, p.n, p.k, p.trans_b, Config::TSN, Config::TSK, wait, ready);
     cl::Kernel kernel = make_kernel(queue, program_text<Config, Scalar>(false, false, 0), Config::threads);
     set_args(kernel, p.m, p.n, static_cast<int>(round_up(p.k, Config::TSK)), p.alpha, p.beta, a.buffer, a.offset, a.ld,
              b.buffer, b.offset, b.ld, p.c.buffer, p.c.offset, p.c.ld);

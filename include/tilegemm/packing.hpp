@@ -68,12 +68,13 @@ PackedOperand packed_copy(const cl::CommandQueue& queue, const MatrixOperand& so
   return {packed, 0, static_cast<int>(outer_padded / VW), false, std::move(copy)};
 }
 
-// The operand as it is when it is readable in place, else a packed copy.
+// For the kernels that read outer-contiguous operands only: the operand as it is when it is readable in place,
+// else a packed copy.
 template <class Scalar, int VW>
 PackedOperand pack_operand(const cl::CommandQueue& queue, const MatrixOperand& source, int outer, int inner,
-                           bool outer_contiguous, int outer_tile, int inner_tile, bool either_layout,
-                           const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
-  if (readable_in_place(source, outer, inner, outer_contiguous, outer_tile, inner_tile, either_layout, VW)) {
+                           bool outer_contiguous, int outer_tile, int inner_tile, const std::vector<cl::Event>& wait,
+                           std::vector<cl::Event>& events) {
+  if (readable_in_place(source, outer, inner, outer_contiguous, outer_tile, inner_tile, false, VW)) {
     return as_it_is(source, outer_contiguous, VW);
   }
   return packed_copy<Scalar, VW>(queue, source, outer, inner, outer_contiguous, outer_tile, inner_tile, wait, events);
