@@ -46,7 +46,7 @@ struct CandidateModel {
   int resident_double;
   double tflops_float;
   double tflops_double;
-  bool checks_edges_well;
+  bool reads_elements_well;
 };
 inline constexpr std::array<CandidateModel, 5> gpu_models = {{
     {2, 1, 47.0, 19.8, true},   // gpu_128x128: 127 registers per work-item in float
@@ -144,7 +144,7 @@ inline DefaultPlan plan_default(const DeviceLimits& device, std::size_t scalar_s
     const bool whole_vectors = corner_m % tile.vw == 0 && corner_n % tile.vw == 0 && k % tile.vw == 0;
     const bool elements =
         !whole_tiles && !whole_vectors && static_cast<double>(corner_m) * corner_n * k <= edges_in_place_up_to;
-    if (elements && !gpu_models[choice].checks_edges_well) continue;
+    if (elements && !gpu_models[choice].reads_elements_well) continue;
     const double time = estimated_time(choice, is_double, corner_m, corner_n, units);
     if (best.choice == small_groups || time < best_time) {
       best = {choice, corner_m, corner_n};
