@@ -29,12 +29,12 @@ class ScratchPool {
       std::lock_guard<std::mutex> lock(mutex_);
       Slot* best = nullptr;
       for (Slot& slot : slots_) {
-        const bool free = (in_order && slot.last_queue() == queue()) || finished(slot.last_use);
-        if (slot.taken || !free || slot.context() != context() || slot.bytes < bytes ||
-            slot.bytes > 4 * bytes + (1 << 20) || (best && best->bytes <= slot.bytes)) {
+        if (slot.taken || slot.context() != context() || slot.bytes < bytes || slot.bytes > 4 * bytes + (1 << 20) ||
+            (best && best->bytes <= slot.bytes)) {
           continue;
         }
-        best = &slot;
+        // Asked last: the event's status is a call into the driver.
+        if ((in_order && slot.last_queue() == queue()) || finished(slot.last_use)) best = &slot;
       }
       if (best) {
         best->taken = true;
