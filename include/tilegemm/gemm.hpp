@@ -56,11 +56,11 @@ inline SplitPlan plan_split_k(int m, int n, int k, int tsm, int tsn, int tsk, un
   return {(k_tiles + tiles_per_slice - 1) / tiles_per_slice, tiles_per_slice * tsk};
 }
 
-// The two passes of split-K: partial products of the slices into a workspace, then their sum into C.
+// The two passes of split-K: partial products of the slices into a workspace, then their sum into C. `depth` is the
+// K the first pass reads (see run_either_layout).
 template <class Config, class Scalar>
 cl::Event run_split_k(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, PackedOperand& a, PackedOperand& b,
-                      int edges, const std::vector<cl::Event>& ready) {
-  const int depth = edges ? p.k : static_cast<int>(round_up(p.k, Config::TSK));
+                      int edges, int depth, const std::vector<cl::Event>& ready) {
   const SplitPlan plan = plan_split_k(p.m, p.n, depth, Config::TSM, Config::TSN, Config::TSK,
                                       device_limits(queue.getInfo<CL_QUEUE_DEVICE>()).compute_units);
   const long long mp = static_cast<long long>(round_up(p.m, Config::TSM));
@@ -116,14 +116,16 @@ cl::Event run_either_layout(const cl::CommandQueue& queue, const GemmProblem<Sca
                    : packed_copy<Scalar, VW>(queue, p.b, p.n, p.k, b_outer, Config::TSN, Config::TSK, wait, ready);
     edges = (a_in_place && !a_whole) || (b_in_place && !b_whole) ? 1 : 0;
   }
+  // The kernel reads K as it is where it checks edges, and whole tiles of it otherwise (packed copies are padded).
+  const int depth = edges ? p.k : static_cast<int>(round_up(p.k, Config::TSK));
   cl::Event done;
   if constexpr (Config::family == Family::split_k) {
-    done = run_split_k<Config>(queue, p, a, b, edges, ready);
+    done = run_split_k<Config>(queue, p, a, b, edges, depth, ready);
   } else {
     cl::Kernel kernel =
         make_kernel(queue, program_text<Config, Scalar>(a.k_contiguous, b.k_contiguous, edges), Config::threads);
-    set_args(kernel, p.m, p.n, edges ? p.k : static_cast<int>(round_up(p.k, Config::TSK)), p.alpha, p.beta, a.buffer,
-             a.offset, a.ld, b.buffer, b.offset, b.ld, p.c.buffer, p.c.offset, p.c.ld);
+    set_args(kernel, p.m, p.n, depth, p.alpha, p.beta, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, p.c.buffer,
+             p.c.offset, p.c.ld);
     done = enqueue(queue, kernel, global, local, ready);
   }
   a.done_after(done);
