@@ -128,9 +128,11 @@ TEST_CASE("gemm waits for its wait list and returns an event that completes with
   CHECK(tilegemm_test::compare_with_reference<float>(host_copy<float>(queue, c, 70, 30), 1.0, a, b, 0.0, nans) == "");
 }
 
-TEMPLATE_TEST_CASE("a configuration on the tiled corner of C and the remainder kernel on the thin rest", "[core]",
-                   float, double) {
-  // AutoConfig does this on GPUs for sizes just past a multiple of its tiles; here with any device.
+TEMPLATE_TEST_CASE("a configuration on the tiled corner of C and the strip code on the thin rest", "[core]", float,
+                   double) {
+  // AutoConfig does this on GPUs for sizes just past a multiple of its tiles; here with any device. A prefetch
+  // configuration multiplies the strips in its own launch (where local memory has room), the others leave them to
+  // the remainder kernel.
   using Scalar = TestType;
   const cl::CommandQueue queue = tilegemm::default_queue();
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
@@ -138,12 +140,15 @@ TEMPLATE_TEST_CASE("a configuration on the tiled corner of C and the remainder k
     int m, n, k, corner_m, corner_n;
   };
   const std::vector<Shape> shapes = {{130, 70, 33, 128, 64}, {64, 129, 20, 64, 128}, {200, 64, 64, 192, 64},
-                                     {65, 65, 1, 64, 64},    {128, 64, 16, 128, 64}, {79, 80, 300, 64, 64}};
+                                     {65, 65, 1, 64, 64},    {128, 64, 16, 128, 64}, {79, 80, 300, 64, 64},
+                                     {100, 97, 45, 64, 64},    // strips wider than one pass of the remainder
+                                     {70, 66, 2500, 64, 64}};  // K longer than the remainder stages at once
   for (const Shape s : shapes) {
-    for (int t = 0; t < 4; ++t) {
-      const bool trans_a = t & 1, trans_b = t & 2;
-      INFO("m=" << s.m << " n=" << s.n << " k=" << s.k << " corner " << s.corner_m << "x" << s.corner_n
-                << " transA=" << trans_a << " transB=" << trans_b << ", seed " << tilegemm_test::run_seed());
+    for (int t = 0; t < 8; ++t) {
+      const bool trans_a = t & 1, trans_b = t & 2, fused = t & 4;
+      INFO((fused ? "prefetch 64x64" : "local tiles 16")
+           << ", m=" << s.m << " n=" << s.n << " k=" << s.k << " corner " << s.corner_m << "x" << s.corner_n
+           << " transA=" << trans_a << " transB=" << trans_b << ", seed " << tilegemm_test::run_seed());
       const Matrix<Scalar> op_a = tilegemm_test::random_matrix<Scalar>(s.m, s.k);
       const Matrix<Scalar> op_b = tilegemm_test::random_matrix<Scalar>(s.k, s.n);
       const Matrix<Scalar> c0 = tilegemm_test::random_matrix<Scalar>(s.m, s.n);
@@ -154,9 +159,14 @@ TEMPLATE_TEST_CASE("a configuration on the tiled corner of C and the remainder k
       const auto problem = tilegemm::detail::check_arguments<Scalar>(
           context, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no, s.m, s.n, s.k,
           alpha, a, 0, stored_a.rows(), b, 0, stored_b.rows(), beta, c, 0, s.m);
-      tilegemm::detail::run_with_remainder<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>(queue, problem, s.corner_m,
-                                                                                    s.corner_n, {})
-          .wait();
+      if (fused) {
+        tilegemm::detail::run_with_remainder<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>(queue, problem, s.corner_m,
+                                                                                      s.corner_n, {})
+            .wait();
+      } else {
+        tilegemm::detail::run_with_remainder<tilegemm::LocalTiles<16>>(queue, problem, s.corner_m, s.corner_n, {})
+            .wait();
+      }
       CHECK(tilegemm_test::compare_with_reference<Scalar>(host_copy<Scalar>(queue, c, s.m, s.n), alpha, op_a, op_b,
                                                           beta, c0) == "");
     }

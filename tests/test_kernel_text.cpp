@@ -55,6 +55,12 @@ static_assert(contains(prefetch.preamble,
 static_assert(contains(gemm_program_text<tilegemm::SplitK<64, 64, 16, 4, 4, 4>, float, true, false, 1>().preamble,
                        "#define A_K_CONTIGUOUS 1\n#define B_K_CONTIGUOUS 0\n#define EDGES 1\n#define SPLIT_K 1\n"));
 static_assert(gemm_program_text<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, float, false, true, 2>().key != prefetch.key);
+// The variant that multiplies the strips outside its corner has the strip code's parameters and source too.
+constexpr auto with_strips = gemm_program_text<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, float, false, true, 0, true>();
+static_assert(contains(with_strips.preamble,
+                       "#define STRIPS 1\n#define PANEL 32\n#define LANES 8\n#define STAGE 2304\n"));
+static_assert(contains(with_strips.common, "multiply_strips") && !contains(prefetch.common, "multiply_strips"));
+static_assert(with_strips.key != prefetch.key);
 // Families that read packed copies have no edge-checking variant: the flag stays 0.
 static_assert(contains(gemm_program_text<tilegemm::VectorLoads<64, 32, 16, 4, 2, 2>, float, true, true, 2>().preamble,
                        "#define EDGES 0\n"));
@@ -92,5 +98,5 @@ TEST_CASE("the preamble is one #define per parameter, in a fixed order", "[kerne
         "#define TSM 64\n#define TSN 64\n#define TSK 16\n#define WPTM 4\n#define WPTN 4\n#define VW 1\n"
         "#define THREADS_M 16\n#define THREADS_N 16\n#define THREADS 256\n#define LOADS_A 4\n#define LOADS_B 4\n"
         "#define TRANS_A 0\n#define TRANS_B 0\n#define A_K_CONTIGUOUS 0\n#define B_K_CONTIGUOUS 0\n#define EDGES 0\n"
-        "#define SPLIT_K 0\n");
+        "#define SPLIT_K 0\n#define STRIPS 0\n");
 }

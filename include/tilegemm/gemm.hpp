@@ -23,21 +23,28 @@
 namespace tilegemm {
 namespace detail {
 
-// The program for a configuration, its two layout flags and its EDGES mode (see gemm_preamble), at run time.
-template <class Config, class Scalar, bool FlagA, bool FlagB>
+// The program for a configuration, its two layout flags, its EDGES mode and whether it multiplies strips (see
+// gemm_preamble), at run time.
+template <class Config, class Scalar, bool FlagA, bool FlagB, bool Strips>
 ProgramText program_text_for(int edges) {
-  if (edges == 2) return gemm_program_text<Config, Scalar, FlagA, FlagB, 2>();
-  if (edges == 1) return gemm_program_text<Config, Scalar, FlagA, FlagB, 1>();
-  return gemm_program_text<Config, Scalar, FlagA, FlagB, 0>();
+  if (edges == 2) return gemm_program_text<Config, Scalar, FlagA, FlagB, 2, Strips>();
+  if (edges == 1) return gemm_program_text<Config, Scalar, FlagA, FlagB, 1, Strips>();
+  return gemm_program_text<Config, Scalar, FlagA, FlagB, 0, Strips>();
 }
-template <class Config, class Scalar>
+template <class Config, class Scalar, bool Strips = false>
 ProgramText program_text(bool flag_a, bool flag_b, int edges) {
   if (flag_a) {
-    return flag_b ? program_text_for<Config, Scalar, true, true>(edges)
-                  : program_text_for<Config, Scalar, true, false>(edges);
+    return flag_b ? program_text_for<Config, Scalar, true, true, Strips>(edges)
+                  : program_text_for<Config, Scalar, true, false, Strips>(edges);
   }
-  return flag_b ? program_text_for<Config, Scalar, false, true>(edges)
-                : program_text_for<Config, Scalar, false, false>(edges);
+  return flag_b ? program_text_for<Config, Scalar, false, true, Strips>(edges)
+                : program_text_for<Config, Scalar, false, false, Strips>(edges);
+}
+
+// Work-groups of the strip code (kernels/strip.hpp) for the strips of an m x n C outside its corner
+// [0, corner_m) x [0, corner_n): `panel` rows each of the right strip, `panel` columns each of the bottom one.
+inline std::size_t strip_groups(int m, int n, int corner_m, int corner_n, int panel) {
+  return (corner_n < n ? round_up(m, panel) / panel : 0) + (corner_m < m ? round_up(corner_n, panel) / panel : 0);
 }
 
 // Split-K: how many slices of K to multiply in parallel, and how deep each is (a multiple of the tile depth).
@@ -85,9 +92,11 @@ cl::Event run_split_k(const cl::CommandQueue& queue, const GemmProblem<Scalar>& 
 
 // The families that read either layout (prefetch, split-K): each operand in place, or through a packed copy, and
 // the kernel's EDGES mode to match (see kernels/prefetch.hpp and operand_policy.hpp).
+// With `whole`, p is its corner and the launch multiplies the strips outside it too (STRIPS, prefetch only).
 template <class Config, class Scalar>
 cl::Event run_either_layout(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, const cl::NDRange& global,
-                            const cl::NDRange& local, const std::vector<cl::Event>& wait, EdgePolicy policy) {
+                            const cl::NDRange& local, const std::vector<cl::Event>& wait, EdgePolicy policy,
+                            const GemmProblem<Scalar>* whole) {
   constexpr int VW = Config::VW;
   const bool a_outer = !p.trans_a;  // A is M-contiguous, B N-contiguous: outer-contiguous
   const bool b_outer = p.trans_b;
@@ -121,12 +130,25 @@ cl::Event run_either_layout(const cl::CommandQueue& queue, const GemmProblem<Sca
   cl::Event done;
   if constexpr (Config::family == Family::split_k) {
     done = run_split_k<Config>(queue, p, a, b, edges, depth, ready);
-  } else {
+  } else if (whole == nullptr) {
     cl::Kernel kernel =
         make_kernel(queue, program_text<Config, Scalar>(a.k_contiguous, b.k_contiguous, edges), Config::threads);
     set_args(kernel, p.m, p.n, depth, p.alpha, p.beta, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, p.c.buffer,
              p.c.offset, p.c.ld);
     done = enqueue(queue, kernel, global, local, ready);
+  } else {
+    cl::Kernel kernel =
+        make_kernel(queue, program_text<Config, Scalar, true>(a.k_contiguous, b.k_contiguous, edges), Config::threads);
+    // The strips' work-groups: rows of them past the tiles' in dimension 1.
+    const std::size_t tile_columns = global[0] / Config::threads_m;
+    const std::size_t tile_rows = global[1] / Config::threads_n;
+    const std::size_t strip_rows =
+        (strip_groups(whole->m, whole->n, p.m, p.n, fused_strip_panel) + tile_columns - 1) / tile_columns;
+    set_args(kernel, p.m, p.n, depth, p.alpha, p.beta, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, p.c.buffer,
+             p.c.offset, p.c.ld, whole->m, whole->n, whole->k, (whole->trans_a ? 1 : 0) | (whole->trans_b ? 2 : 0),
+             whole->a.buffer, whole->a.offset, whole->a.ld, whole->b.buffer, whole->b.offset, whole->b.ld,
+             static_cast<int>(tile_rows));
+    done = enqueue(queue, kernel, cl::NDRange(global[0], global[1] + strip_rows * Config::threads_n), local, ready);
   }
   a.done_after(done);
   b.done_after(done);
@@ -137,13 +159,13 @@ cl::Event run_either_layout(const cl::CommandQueue& queue, const GemmProblem<Sca
 // says how the families that read either layout take operands that do not fill whole tiles.
 template <class Config, class Scalar>
 cl::Event run_config(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, const std::vector<cl::Event>& wait,
-                     EdgePolicy policy = EdgePolicy::by_size) {
+                     EdgePolicy policy = EdgePolicy::by_size, const GemmProblem<Scalar>* whole = nullptr) {
   check_work_group(device_limits(queue.getInfo<CL_QUEUE_DEVICE>()), Config::name(), Config::threads_m,
                    Config::threads_n, Config::local_memory_elements * sizeof(Scalar));
   const cl::NDRange global(round_up(p.m, Config::TSM) / Config::WPTM, round_up(p.n, Config::TSN) / Config::WPTN);
   const cl::NDRange local(Config::threads_m, Config::threads_n);
   if constexpr (Config::reads_either_layout) {
-    return run_either_layout<Config, Scalar>(queue, p, global, local, wait, policy);
+    return run_either_layout<Config, Scalar>(queue, p, global, local, wait, policy, whole);
   } else if constexpr (Config::packed_operands) {
     std::vector<cl::Event> ready = wait;
     PackedOperand a =
@@ -191,24 +213,39 @@ ProgramText remainder_text(bool trans_a, bool trans_b) {
 template <class Scalar>
 cl::Event run_remainder(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, int corner_m, int corner_n,
                         const std::vector<cl::Event>& wait) {
-  const long long elements =
-      static_cast<long long>(p.m) * (p.n - corner_n) + static_cast<long long>(p.m - corner_m) * corner_n;
-  require(elements * remainder_lanes <= INT_MAX, "the rows and columns outside the tiled corner of C are too many.");
-  cl::Kernel kernel = make_kernel(queue, remainder_text<Scalar>(p.trans_a, p.trans_b), remainder_lanes);
+  constexpr std::size_t threads = remainder_panel * remainder_lanes;
+  const std::size_t groups = strip_groups(p.m, p.n, corner_m, corner_n, remainder_panel);
+  cl::Kernel kernel = make_kernel(queue, remainder_text<Scalar>(p.trans_a, p.trans_b), threads);
   set_args(kernel, p.m, p.n, p.k, corner_m, corner_n, p.alpha, p.beta, p.a.buffer, p.a.offset, p.a.ld, p.b.buffer,
            p.b.offset, p.b.ld, p.c.buffer, p.c.offset, p.c.ld);
-  return enqueue(queue, kernel, cl::NDRange(elements * remainder_lanes), cl::NDRange(remainder_lanes), wait);
+  return enqueue(queue, kernel, cl::NDRange(groups * threads), cl::NDRange(threads), wait);
 }
 
-// Config on the corner [0, corner_m) x [0, corner_n) of C, then the remainder kernel on the thin rows and columns
-// left outside it: so that a size just past a multiple of the tiles does not pay for a whole row and column of
-// nearly empty tiles (a round of work-groups more on a GPU). The returned event completes with both.
+// Whether Config's launches can multiply the strips too: a prefetch one whose work-groups the strip code can split
+// (fused_strip_panel x at most 8 lanes, whose partial sums fill the stage) and whose local memory leaves room for
+// the stage on the device.
+template <class Config, class Scalar>
+bool multiplies_strips(const DeviceLimits& device) {
+  return Config::family == Family::prefetch && Config::threads % fused_strip_panel == 0 &&
+         Config::threads / fused_strip_panel <= 8 &&
+         (Config::local_memory_elements + strip_stage) * sizeof(Scalar) <= device.local_memory_bytes;
+}
+
+// Config on the corner [0, corner_m) x [0, corner_n) of C, and the strip code (kernels/strip.hpp) on the thin rows
+// and columns left outside it: so that a size just past a multiple of the tiles does not pay for a whole row and
+// column of nearly empty tiles (a round of work-groups more on a GPU). The strips take extra work-groups of the
+// corner's launch where Config can have them (1025 cubed: 8% faster than a launch of their own on an H100), and
+// the remainder kernel after it otherwise. The returned event completes with all of C.
 template <class Config, class Scalar>
 cl::Event run_with_remainder(const cl::CommandQueue& queue, const GemmProblem<Scalar>& p, int corner_m, int corner_n,
                              const std::vector<cl::Event>& wait) {
   if (corner_m == p.m && corner_n == p.n) return run_config<Config, Scalar>(queue, p, wait);
-  const cl::Event corner = run_config<Config, Scalar>(queue, sub_problem(p, 0, corner_m, 0, corner_n), wait);
-  return run_remainder(queue, p, corner_m, corner_n, {corner});
+  const GemmProblem<Scalar> corner = sub_problem(p, 0, corner_m, 0, corner_n);
+  if (multiplies_strips<Config, Scalar>(device_limits(queue.getInfo<CL_QUEUE_DEVICE>()))) {
+    return run_config<Config, Scalar>(queue, corner, wait, EdgePolicy::by_size, &p);
+  }
+  const cl::Event done = run_config<Config, Scalar>(queue, corner, wait);
+  return run_remainder(queue, p, corner_m, corner_n, {done});
 }
 
 template <class Scalar, std::size_t... I>

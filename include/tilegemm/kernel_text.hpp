@@ -12,6 +12,7 @@
 #include "kernels/prefetch.hpp"
 #include "kernels/register_blocking.hpp"
 #include "kernels/remainder.hpp"
+#include "kernels/strip.hpp"
 #include "kernels/support.hpp"
 #include "kernels/wide_types.hpp"
 #include "scalar.hpp"
@@ -52,12 +53,23 @@ constexpr const char* family_kernel_name() {
   if constexpr (F == Family::prefetch || F == Family::split_k) return prefetch_kernel_name;
 }
 
+// STRIPS, and for the variant that multiplies strips the strip code's parameters (kernels/strip.hpp).
+template <class Config, bool Strips>
+constexpr auto strips_defines() {
+  if constexpr (Strips) {
+    return define_line<1>("STRIPS") + define_line<fused_strip_panel>("PANEL") +
+           define_line<Config::threads / fused_strip_panel>("LANES") + define_line<strip_stage>("STAGE");
+  } else {
+    return define_line<0>("STRIPS");
+  }
+}
+
 // The preamble that turns a TileConfig, a scalar type and three layout flags into OpenCL C #defines. The first two
 // are the transposes for the families that read the caller's operands directly (TRANS_A, TRANS_B), whether A and B
 // are K-contiguous for those that read either layout (A_K_CONTIGUOUS, B_K_CONTIGUOUS), and unused (0) by the
 // others, which read packed copies. Edges picks the way the families that read either layout meet operands that
 // do not fill whole tiles (EDGES, see kernels/prefetch.hpp); 0 for the others.
-template <class Config, class Scalar, bool FlagA, bool FlagB, int Edges = 0>
+template <class Config, class Scalar, bool FlagA, bool FlagB, int Edges = 0, bool Strips = false>
 inline constexpr auto gemm_preamble =
     scalar_preamble<Scalar, Config::VW>() + define_line<Config::TSM>("TSM") + define_line<Config::TSN>("TSN") +
     define_line<Config::TSK>("TSK") + define_line<Config::WPTM>("WPTM") + define_line<Config::WPTN>("WPTN") +
@@ -69,26 +81,32 @@ inline constexpr auto gemm_preamble =
     define_line<FlagA && Config::reads_either_layout>("A_K_CONTIGUOUS") +
     define_line<FlagB && Config::reads_either_layout>("B_K_CONTIGUOUS") +
     define_line<Config::reads_either_layout ? Edges : 0>("EDGES") +
-    define_line<Config::family == Family::split_k>("SPLIT_K");
+    define_line<Config::family == Family::split_k>("SPLIT_K") + strips_defines<Config, Strips>();
 
-template <class Config, class Scalar, bool FlagA, bool FlagB, int Edges = 0>
+// The common source followed by the strips' (kernels/strip.hpp), for the kernels that multiply strips.
+inline constexpr auto common_and_strip_source = fixed_string(common_kernel_source) + strip_kernel_source;
+
+// Strips: the prefetch variant whose extra work-groups multiply the strips outside the corner it tiles.
+template <class Config, class Scalar, bool FlagA, bool FlagB, int Edges = 0, bool Strips = false>
 constexpr ProgramText gemm_program_text() {
-  constexpr std::string_view preamble = gemm_preamble<Config, Scalar, FlagA, FlagB, Edges>.view();
+  constexpr std::string_view preamble = gemm_preamble<Config, Scalar, FlagA, FlagB, Edges, Strips>.view();
+  constexpr std::string_view common = Strips ? common_and_strip_source.view() : std::string_view(common_kernel_source);
   constexpr std::string_view body = family_source<Config::family>();
-  return {preamble, common_kernel_source, body, family_kernel_name<Config::family>(),
-          program_key(preamble, common_kernel_source, body)};
+  return {preamble, common, body, family_kernel_name<Config::family>(), program_key(preamble, common, body)};
 }
 
 // The remainder kernel, which reads the caller's operands with their transposes.
 template <class Scalar, bool TransA, bool TransB>
-inline constexpr auto remainder_preamble = scalar_preamble<Scalar, 1>() + define_line<TransA>("TRANS_A") +
-                                           define_line<TransB>("TRANS_B") + define_line<remainder_lanes>("LANES");
+inline constexpr auto remainder_preamble =
+    scalar_preamble<Scalar, 1>() + define_line<TransA>("TRANS_A") + define_line<TransB>("TRANS_B") +
+    define_line<remainder_panel>("PANEL") + define_line<remainder_lanes>("LANES") + define_line<strip_stage>("STAGE");
 
 template <class Scalar, bool TransA, bool TransB>
 constexpr ProgramText remainder_program_text() {
   constexpr std::string_view preamble = remainder_preamble<Scalar, TransA, TransB>.view();
-  return {preamble, common_kernel_source, remainder_kernel_source, remainder_kernel_name,
-          program_key(preamble, common_kernel_source, remainder_kernel_source)};
+  constexpr std::string_view common = common_and_strip_source.view();
+  return {preamble, common, remainder_kernel_source, remainder_kernel_name,
+          program_key(preamble, common, remainder_kernel_source)};
 }
 
 // The support kernels (packing, scaling C) for one scalar type; kernel_name is filled in by the caller.

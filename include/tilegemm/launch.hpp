@@ -57,10 +57,15 @@ inline cl::Kernel make_kernel(const cl::CommandQueue& queue, const ProgramText& 
   return kernel;
 }
 
+// Sets the kernel's arguments from index `first` on.
+template <class... Args>
+void set_args_from(cl::Kernel& kernel, cl_uint first, const Args&... args) {
+  cl_uint index = first;
+  (check(kernel.setArg(index++, args), "clSetKernelArg"), ...);
+}
 template <class... Args>
 void set_args(cl::Kernel& kernel, const Args&... args) {
-  cl_uint index = 0;
-  (check(kernel.setArg(index++, args), "clSetKernelArg"), ...);
+  set_args_from(kernel, 0, args...);
 }
 
 inline cl::Event enqueue(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,

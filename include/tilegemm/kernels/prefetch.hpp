@@ -22,6 +22,10 @@ inline constexpr char prefetch_kernel_source[] = R"CLC(
 // a time without bank conflicts.
 // With SPLIT_K, work-group (i, j, s) multiplies only the s-th stretch of k_per_slice and writes its raw sum to
 // the dense workspace C (leading dimension ldc, slice s at c_offset * s); sum_slices then forms the result.
+// With STRIPS, the M x N product is the corner of a larger M_all x N_all one (K_all deep; transposes: bit 0 for A,
+// bit 1 for B; A_all and B_all as the caller stores them), and the work-groups past the tiles' rows of them
+// (tile_rows in dimension 1) multiply its strips outside the corner (see multiply_strips): they share the launch,
+// and the units the tiles leave idle, rather than take a launch of their own.
 #define GROUPS_M (WPTM / VW)
 #define GROUPS_N (WPTN / VW)
 #define ROW_A (TSM / VW + 1)  // vectors per row of a local tile: one of padding spreads K-contiguous stores
@@ -34,31 +38,32 @@ inline constexpr char prefetch_kernel_source[] = R"CLC(
 #if A_K_CONTIGUOUS
 #define A_ROW(e) ((e) / (TSK / UNIT))
 #define A_KS(e) ((e) % (TSK / UNIT))
-#define A_ITEM(row, ks, k0) A_TILE[(row) * lda + (k0) / UNIT + (ks)]
+#define A_OFFSET(row, ks, k0) ((row) * lda + (k0) / UNIT + (ks))
 #define A_FIRST_K(e, k0) ((k0) + A_KS(e) * UNIT)
 #else
 #define A_ROW(e) ((e) % (TSM / UNIT))
 #define A_KS(e) ((e) / (TSM / UNIT))
-#define A_ITEM(row, ks, k0) A_TILE[((k0) + (ks)) * lda + (row)]
+#define A_OFFSET(row, ks, k0) (((k0) + (ks)) * lda + (row))
 #define A_FIRST_K(e, k0) ((k0) + A_KS(e))
 #endif
 #if B_K_CONTIGUOUS
 #define B_ROW(e) ((e) / (TSK / UNIT))
 #define B_KS(e) ((e) % (TSK / UNIT))
-#define B_ITEM(row, ks, k0) B_TILE[(row) * ldb + (k0) / UNIT + (ks)]
+#define B_OFFSET(row, ks, k0) ((row) * ldb + (k0) / UNIT + (ks))
 #define B_FIRST_K(e, k0) ((k0) + B_KS(e) * UNIT)
 #else
 #define B_ROW(e) ((e) % (TSN / UNIT))
 #define B_KS(e) ((e) / (TSN / UNIT))
-#define B_ITEM(row, ks, k0) B_TILE[((k0) + (ks)) * ldb + (row)]
+#define B_OFFSET(row, ks, k0) (((k0) + (ks)) * ldb + (row))
 #define B_FIRST_K(e, k0) ((k0) + B_KS(e))
 #endif
+// Load l (item e) at slice k0. With EDGES, from the load's offset at k = 0 (a_first, b_first; see below).
 #if EDGES
-#define A_LOAD(e, k0) A_ITEM(min(A_ROW(e), last_a), A_KS(e), k0)  // rows past the last read as the last
-#define B_LOAD(e, k0) B_ITEM(min(B_ROW(e), last_b), B_KS(e), k0)
+#define A_LOAD(l, e, k0) A_TILE[a_first[l] + A_OFFSET(0, 0, k0)]
+#define B_LOAD(l, e, k0) B_TILE[b_first[l] + B_OFFSET(0, 0, k0)]
 #else
-#define A_LOAD(e, k0) A_ITEM(A_ROW(e), A_KS(e), k0)
-#define B_LOAD(e, k0) B_ITEM(B_ROW(e), B_KS(e), k0)
+#define A_LOAD(l, e, k0) A_TILE[A_OFFSET(A_ROW(e), A_KS(e), k0)]
+#define B_LOAD(l, e, k0) B_TILE[B_OFFSET(B_ROW(e), B_KS(e), k0)]
 #endif
 
 // Writes item `value` (VW consecutive k of row `outer`, or one element) into the k-major local tile whose rows
@@ -91,8 +96,23 @@ void gemm_prefetch(const int M, const int N, const int K, const real alpha, cons
 #if SPLIT_K
                    , const int k_per_slice
 #endif
+#if STRIPS
+                   , const int M_all, const int N_all, const int K_all, const int transposes,
+                   __global const real* restrict A_all, const int a_offset_all, const int lda_all,
+                   __global const real* restrict B_all, const int b_offset_all, const int ldb_all,
+                   const int tile_rows
+#endif
                    ) {
   const int tid = get_local_id(1) * THREADS_M + get_local_id(0);
+#if STRIPS
+  __local real stage[STAGE];
+  if (get_group_id(1) >= tile_rows) {
+    multiply_strips(tid, (get_group_id(1) - tile_rows) * get_num_groups(0) + get_group_id(0), M_all, N_all, K_all,
+                    M, N, transposes & 1, transposes & 2, alpha, beta, A_all + a_offset_all, lda_all,
+                    B_all + b_offset_all, ldb_all, C + c_offset, ldc, stage);
+    return;
+  }
+#endif
   // The work-item's place (tm, tn) in the THREADS_M x THREADS_N grid. Where the grid allows, a warp of 32
   // work-items covers 8 x 4 places rather than 16 x 2, so that it reads 8 + 4 distinct vectors of local memory
   // per step instead of 16 + 2 (10% faster on an H200).
@@ -140,16 +160,33 @@ void gemm_prefetch(const int M, const int N, const int K, const real alpha, cons
 #pragma unroll
     for (int j = 0; j < WPTN; ++j) acc[i][j] = 0;
 
+#if EDGES
+  // Each load's offset at k = 0, rows past the last read as the last: worked out once here, since the clamped
+  // rows do not advance evenly and the compiler worked them out at every load (4% slower at 1025 on an H100).
+  int a_first[LOADS_A * VW / UNIT];
+  int b_first[LOADS_B * VW / UNIT];
+#pragma unroll
+  for (int l = 0; l < LOADS_A * VW / UNIT; ++l) {
+    const int e = l * THREADS + tid;
+    a_first[l] = A_OFFSET(min(A_ROW(e), last_a), A_KS(e), 0);
+  }
+#pragma unroll
+  for (int l = 0; l < LOADS_B * VW / UNIT; ++l) {
+    const int e = l * THREADS + tid;
+    b_first[l] = B_OFFSET(min(B_ROW(e), last_b), B_KS(e), 0);
+  }
+#endif
   item next_a[LOADS_A * VW / UNIT];
   item next_b[LOADS_B * VW / UNIT];
+  // Unrolled, so that a_first and b_first are indexed by constants: PoCL 3.1 read wrong offsets otherwise.
 #define FETCH_ITEMS(k0, a_ok, b_ok)                                              \
-  for (int l = 0; l < LOADS_A * VW / UNIT; ++l) {                                \
+  _Pragma("unroll") for (int l = 0; l < LOADS_A * VW / UNIT; ++l) {              \
     const int e = l * THREADS + tid;                                             \
-    next_a[l] = (a_ok) ? A_LOAD(e, k0) : (item)0;                                \
+    next_a[l] = (a_ok) ? A_LOAD(l, e, k0) : (item)0;                             \
   }                                                                              \
-  for (int l = 0; l < LOADS_B * VW / UNIT; ++l) {                                \
+  _Pragma("unroll") for (int l = 0; l < LOADS_B * VW / UNIT; ++l) {              \
     const int e = l * THREADS + tid;                                             \
-    next_b[l] = (b_ok) ? B_LOAD(e, k0) : (item)0;                                \
+    next_b[l] = (b_ok) ? B_LOAD(l, e, k0) : (item)0;                             \
   }
 #if EDGES
 #define FETCH(k0)                                                                \
