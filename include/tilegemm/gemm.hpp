@@ -130,25 +130,25 @@ cl::Event run_either_layout(const cl::CommandQueue& queue, const GemmProblem<Sca
   cl::Event done;
   if constexpr (Config::family == Family::split_k) {
     done = run_split_k<Config>(queue, p, a, b, edges, depth, ready);
-  } else if (whole == nullptr) {
-    cl::Kernel kernel =
-        make_kernel(queue, program_text<Config, Scalar>(a.k_contiguous, b.k_contiguous, edges), Config::threads);
-    set_args(kernel, p.m, p.n, depth, p.alpha, p.beta, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, p.c.buffer,
-             p.c.offset, p.c.ld);
-    done = enqueue(queue, kernel, global, local, ready);
   } else {
-    cl::Kernel kernel =
-        make_kernel(queue, program_text<Config, Scalar, true>(a.k_contiguous, b.k_contiguous, edges), Config::threads);
-    // The strips' work-groups: rows of them past the tiles' in dimension 1.
-    const std::size_t tile_columns = global[0] / Config::threads_m;
-    const std::size_t tile_rows = global[1] / Config::threads_n;
-    const std::size_t strip_rows =
-        (strip_groups(whole->m, whole->n, p.m, p.n, fused_strip_panel) + tile_columns - 1) / tile_columns;
-    set_args(kernel, p.m, p.n, depth, p.alpha, p.beta, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, p.c.buffer,
-             p.c.offset, p.c.ld, whole->m, whole->n, whole->k, (whole->trans_a ? 1 : 0) | (whole->trans_b ? 2 : 0),
-             whole->a.buffer, whole->a.offset, whole->a.ld, whole->b.buffer, whole->b.offset, whole->b.ld,
-             static_cast<int>(tile_rows));
-    done = enqueue(queue, kernel, cl::NDRange(global[0], global[1] + strip_rows * Config::threads_n), local, ready);
+    const ProgramText text = whole == nullptr
+                                 ? program_text<Config, Scalar>(a.k_contiguous, b.k_contiguous, edges)
+                                 : program_text<Config, Scalar, true>(a.k_contiguous, b.k_contiguous, edges);
+    cl::Kernel kernel = make_kernel(queue, text, Config::threads);
+    const cl_uint strip_arguments = set_args(kernel, p.m, p.n, depth, p.alpha, p.beta, a.buffer, a.offset, a.ld,
+                                             b.buffer, b.offset, b.ld, p.c.buffer, p.c.offset, p.c.ld);
+    cl::NDRange launch = global;
+    if (whole != nullptr) {  // the strips' work-groups: rows of them past the tiles' in dimension 1
+      const std::size_t tile_columns = global[0] / Config::threads_m;
+      const std::size_t tile_rows = global[1] / Config::threads_n;
+      const std::size_t strip_rows =
+          (strip_groups(whole->m, whole->n, p.m, p.n, fused_strip_panel) + tile_columns - 1) / tile_columns;
+      set_args_from(kernel, strip_arguments, whole->m, whole->n, whole->k,
+                    (whole->trans_a ? 1 : 0) | (whole->trans_b ? 2 : 0), whole->a.buffer, whole->a.offset, whole->a.ld,
+                    whole->b.buffer, whole->b.offset, whole->b.ld, static_cast<int>(tile_rows));
+      launch = cl::NDRange(global[0], global[1] + strip_rows * Config::threads_n);
+    }
+    done = enqueue(queue, kernel, launch, local, ready);
   }
   a.done_after(done);
   b.done_after(done);

@@ -57,15 +57,16 @@ inline cl::Kernel make_kernel(const cl::CommandQueue& queue, const ProgramText& 
   return kernel;
 }
 
-// Sets the kernel's arguments from index `first` on.
+// Sets the kernel's arguments from index `first` on; returns the index after the last one set.
 template <class... Args>
-void set_args_from(cl::Kernel& kernel, cl_uint first, const Args&... args) {
+cl_uint set_args_from(cl::Kernel& kernel, cl_uint first, const Args&... args) {
   cl_uint index = first;
   (check(kernel.setArg(index++, args), "clSetKernelArg"), ...);
+  return index;
 }
 template <class... Args>
-void set_args(cl::Kernel& kernel, const Args&... args) {
-  set_args_from(kernel, 0, args...);
+cl_uint set_args(cl::Kernel& kernel, const Args&... args) {
+  return set_args_from(kernel, 0, args...);
 }
 
 inline cl::Event enqueue(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
