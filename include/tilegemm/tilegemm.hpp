@@ -1,11 +1,11 @@
 // tilegemm: the whole library; include this one header.
 #pragma once
 
-#include "default_config.hpp"
-#include "device.hpp"
-#include "error.hpp"
-#include "gemm.hpp"
-#include "gpu_gemm.hpp"
-#include "program_cache.hpp"
-#include "queue.hpp"
-#include "tile_config.hpp"
+#include "config/tile_config.hpp"
+#include "eigen/gpu_gemm.hpp"
+#include "gemm/default_config.hpp"
+#include "gemm/gemm.hpp"
+#include "runtime/device.hpp"
+#include "runtime/error.hpp"
+#include "runtime/program_cache.hpp"
+#include "runtime/queue.hpp"

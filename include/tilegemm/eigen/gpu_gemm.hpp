@@ -7,14 +7,14 @@
 #include <type_traits>
 #include <vector>
 
-#include "default_config.hpp"
+#include "../config/scalar.hpp"
+#include "../gemm/default_config.hpp"
+#include "../gemm/gemm.hpp"
+#include "../runtime/error.hpp"
+#include "../runtime/opencl.hpp"
+#include "../runtime/queue.hpp"
+#include "../runtime/scratch_pool.hpp"
 #include "eigen_operand.hpp"
-#include "error.hpp"
-#include "gemm.hpp"
-#include "opencl.hpp"
-#include "queue.hpp"
-#include "scalar.hpp"
-#include "scratch_pool.hpp"
 
 namespace tilegemm {
 namespace detail {

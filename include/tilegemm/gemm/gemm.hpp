@@ -8,17 +8,17 @@
 #include <utility>
 #include <vector>
 
+#include "../config/scalar.hpp"
+#include "../config/tile_config.hpp"
+#include "../kernels/program_text.hpp"
+#include "../runtime/device_limits.hpp"
+#include "../runtime/error.hpp"
+#include "../runtime/launch.hpp"
+#include "../runtime/scratch_pool.hpp"
+#include "arguments.hpp"
 #include "default_config.hpp"
-#include "device_limits.hpp"
-#include "error.hpp"
-#include "gemm_arguments.hpp"
-#include "kernel_text.hpp"
-#include "launch.hpp"
 #include "operand_policy.hpp"
 #include "packing.hpp"
-#include "scalar.hpp"
-#include "scratch_pool.hpp"
-#include "tile_config.hpp"
 
 namespace tilegemm {
 namespace detail {

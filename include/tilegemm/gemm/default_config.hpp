@@ -8,9 +8,9 @@
 #include <tuple>
 #include <utility>
 
-#include "device_limits.hpp"
+#include "../config/tile_config.hpp"
+#include "../runtime/device_limits.hpp"
 #include "operand_policy.hpp"
-#include "tile_config.hpp"
 
 namespace tilegemm {
 

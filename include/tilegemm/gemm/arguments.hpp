@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "opencl.hpp"
+#include "../runtime/opencl.hpp"
 
 namespace tilegemm {
 

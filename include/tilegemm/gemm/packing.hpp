@@ -5,9 +5,9 @@
 #include <memory>
 #include <vector>
 
-#include "gemm_arguments.hpp"
-#include "launch.hpp"
-#include "scratch_pool.hpp"
+#include "../runtime/launch.hpp"
+#include "../runtime/scratch_pool.hpp"
+#include "arguments.hpp"
 
 namespace tilegemm::detail {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <tuple>
 
+#include "../kernels/program_text.hpp"
 #include "error.hpp"
-#include "kernel_text.hpp"
 #include "opencl.hpp"
 
 namespace tilegemm {

@@ -4,19 +4,19 @@
 #include <cstdint>
 #include <string_view>
 
-#include "fixed_string.hpp"
-#include "fnv1a.hpp"
-#include "kernels/common.hpp"
-#include "kernels/local_tiles.hpp"
-#include "kernels/naive.hpp"
-#include "kernels/prefetch.hpp"
-#include "kernels/register_blocking.hpp"
-#include "kernels/remainder.hpp"
-#include "kernels/strip.hpp"
-#include "kernels/support.hpp"
-#include "kernels/wide_types.hpp"
-#include "scalar.hpp"
-#include "tile_config.hpp"
+#include "../config/fixed_string.hpp"
+#include "../config/fnv1a.hpp"
+#include "../config/scalar.hpp"
+#include "../config/tile_config.hpp"
+#include "common.hpp"
+#include "local_tiles.hpp"
+#include "naive.hpp"
+#include "prefetch.hpp"
+#include "register_blocking.hpp"
+#include "remainder.hpp"
+#include "strip.hpp"
+#include "support.hpp"
+#include "wide_types.hpp"
 
 namespace tilegemm::detail {
 

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "../kernels/program_text.hpp"
 #include "device_limits.hpp"
 #include "error.hpp"
-#include "kernel_text.hpp"
 #include "opencl.hpp"
 #include "program_cache.hpp"
 
