@@ -30,8 +30,8 @@ TEST_CASE("with CLHPP exceptions, an unknown device is a tilegemm::Error listing
 
 TEST_CASE("with CLHPP exceptions, a program that does not compile gives its build log", "[exceptions]") {
   const cl::CommandQueue queue = tilegemm::default_queue();
-  const tilegemm::detail::ProgramText broken{"", "", "__kernel void broken() { this is not OpenCL C; }", "broken",
-                                             tilegemm::detail::program_key("", "", "broken kernel for a test")};
+  const tilegemm::detail::ProgramText broken = tilegemm::detail::program_text(
+      "broken", {tilegemm::detail::piece("__kernel void broken() { this is not OpenCL C; } // clhpp exceptions test")});
   const tilegemm::Error e = error_from([&] {
     tilegemm::ProgramCache::instance().program(queue.getInfo<CL_QUEUE_CONTEXT>(), queue.getInfo<CL_QUEUE_DEVICE>(),
                                                broken);

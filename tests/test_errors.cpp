@@ -80,12 +80,11 @@ struct GemmCall {
 
 }  // namespace
 
-TEST_CASE("tilegemm::Error derives from std::runtime_error and carries the OpenCL code", "[errors]") {
+TEST_CASE("tilegemm::Error derives from std::runtime_error and carries the OpenCL code", "[unit][errors]") {
   static_assert(std::is_base_of_v<std::runtime_error, tilegemm::Error>, "tilegemm::Error must be a runtime_error");
   const tilegemm::Error error(CL_OUT_OF_RESOURCES, "out of resources");
   CHECK(error.code() == CL_OUT_OF_RESOURCES);
   CHECK(std::string(error.what()) == "out of resources");
-  CHECK_THROWS_AS(throw tilegemm::Error(CL_INVALID_VALUE, "x"), std::runtime_error);
 
   // OpenCL failures name the function and the code.
   CHECK_THROWS_AS(tilegemm::detail::check(CL_OUT_OF_RESOURCES, "clEnqueueNDRangeKernel"), tilegemm::Error);
@@ -345,10 +344,11 @@ TEST_CASE("a program that fails to build throws tilegemm::Error with the build l
   const cl::CommandQueue queue = test_queue();
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const cl::Device device = queue.getInfo<CL_QUEUE_DEVICE>();
-  // Not a kernel family: a source that cannot compile, under a key no real program has.
-  const tilegemm::detail::ProgramText broken{"#define BROKEN 1\n", "",
-                                             "__kernel void broken_kernel(__global float* x) { x[0] = undeclared; }",
-                                             "broken_kernel", 0x0123456789abcdefULL};
+  // Not a kernel family: a source that cannot compile, whose key no real program has.
+  const tilegemm::detail::ProgramText broken = tilegemm::detail::program_text(
+      "broken_kernel",
+      {tilegemm::detail::piece("#define BROKEN 1\n"),
+       tilegemm::detail::piece("__kernel void broken_kernel(__global float* x) { x[0] = undeclared; }")});
   const std::size_t built = tilegemm::programs_built();
   for (int attempt = 0; attempt < 2; ++attempt) {
     INFO("attempt " << attempt);
@@ -363,28 +363,36 @@ TEST_CASE("a program that fails to build throws tilegemm::Error with the build l
 }
 
 TEST_CASE("double precision needs fp64, which tilegemm reads from the device", "[errors]") {
-  // PoCL supports cl_khr_fp64, so "double on a device without fp64" (tilegemm::Error saying "does not support double
-  // precision") cannot be provoked here; this checks that the branch's input, DeviceLimits::fp64, is right for every
-  // device, and exercises the branch on any device that lacks fp64.
   for (const tilegemm::DeviceEntry& entry : tilegemm::list_devices()) {
     INFO("device " << entry.label());
     std::string extensions;
     REQUIRE(entry.device.getInfo(CL_DEVICE_EXTENSIONS, &extensions) == CL_SUCCESS);
-    const bool has_fp64 = extensions.find("cl_khr_fp64") != std::string::npos;
-    const auto& limits = tilegemm::detail::device_limits(entry.device);
-    CHECK(limits.fp64 == has_fp64);
-    if (tilegemm::detail::lowercase(entry.platform_name).find("portable computing language") != std::string::npos ||
-        tilegemm::detail::lowercase(entry.device_name).find("pthread") != std::string::npos) {
-      CHECK(limits.fp64);  // PoCL's CPU device has double precision
-    }
-    const Matrix<double> a = random_matrix<double>(6, 5), b = random_matrix<double>(5, 4);
-    const cl::CommandQueue queue = tilegemm::queue_for(entry.device);
-    if (limits.fp64) {
-      const Matrix<double> c = tilegemm::gpu_gemm(queue, a, b);
-      CHECK(compare_with_reference<double>(c, 1, a, b, 0, c) == "");
-    } else {
-      CHECK(error_code([&] { tilegemm::gpu_gemm(queue, a, b); }) == CL_INVALID_OPERATION);
-      CHECK_THROWS_WITH(tilegemm::gpu_gemm(queue, a, b), MESSAGE_CONTAINS("does not support double precision"));
-    }
+    CHECK(tilegemm::detail::device_limits(entry.device).fp64 == (extensions.find("cl_khr_fp64") != std::string::npos));
   }
+}
+
+TEST_CASE("double precision on a device without fp64 throws tilegemm::Error before anything runs", "[errors]") {
+  // The call as gemm makes it, on this machine's queue, with the device's description saying it has no fp64.
+  const GemmCall call;
+  tilegemm::detail::CallContext context = tilegemm::detail::CallContext::of(call.queue);
+  context.limits.fp64 = false;
+  const Matrix<double> host = random_matrix<double>(5, 5);
+  const cl::Buffer a = upload(call.queue, host), b = upload(call.queue, host);
+  const Matrix<double> c0 = random_matrix<double>(5, 5);
+  const cl::Buffer c = upload(call.queue, c0);
+  const auto problem = tilegemm::detail::check_arguments<double>(context.context, Transpose::no, Transpose::no, 5, 5, 5,
+                                                                 1.0, a, 0, 5, b, 0, 5, 0.0, c, 0, 5);
+  const std::size_t built = tilegemm::programs_built();
+  CHECK(error_code([&] { tilegemm::detail::run_gemm(context, nullptr, problem, {}); }) == CL_INVALID_OPERATION);
+  CHECK_THROWS_WITH(tilegemm::detail::run_gemm(context, nullptr, problem, {}),
+                    CONTAINS_ALL2(context.limits.name, "does not support double precision (cl_khr_fp64)"));
+  CHECK(tilegemm::programs_built() == built);  // refused before building anything
+  Matrix<double> after(5, 5);
+  REQUIRE(call.queue.enqueueReadBuffer(c, CL_TRUE, 0, sizeof(double) * 25, after.data()) == CL_SUCCESS);
+  CHECK(after == c0);  // and C untouched
+  // The same description with fp64 runs the product.
+  context.limits.fp64 = true;
+  tilegemm::detail::run_gemm(context, nullptr, problem, {}).wait();
+  REQUIRE(call.queue.enqueueReadBuffer(c, CL_TRUE, 0, sizeof(double) * 25, after.data()) == CL_SUCCESS);
+  CHECK(compare_with_reference<double>(after, 1.0, host, host, 0.0, c0) == "");
 }

@@ -2,7 +2,6 @@
 #pragma once
 
 #include "config/tile_config.hpp"
-#include "gemm/default_config.hpp"
 #include "gemm/gemm.hpp"
 #include "runtime/device.hpp"
 #include "runtime/error.hpp"

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "../config/scalar.hpp"
-#include "../gemm/default_config.hpp"
 #include "../gemm/gemm.hpp"
+#include "../runtime/call_context.hpp"
 #include "../runtime/error.hpp"
 #include "../runtime/opencl.hpp"
 #include "../runtime/queue.hpp"
@@ -58,18 +58,23 @@ void from_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, const 
   }
 }
 
-// C = alpha * op(A) * op(B) + beta * C where C is column-major storage (c.transposed is false).
-template <class Config, class Scalar>
-void multiply_on_device(const cl::CommandQueue& queue, const HostOperand<Scalar>& a, const HostOperand<Scalar>& b,
-                        const HostOperand<Scalar, Scalar*>& c, Scalar alpha, Scalar beta) {
-  ScratchBuffer device_a(queue, dense_bytes(a)), device_b(queue, dense_bytes(b)), device_c(queue, dense_bytes(c));
+// C = alpha * op(A) * op(B) + beta * C where C is column-major storage (c.transposed is false), with `config` (null:
+// the default choice): dense copies of the operands on the device, the product, and C read back.
+template <class Scalar>
+void multiply_on_device(const cl::CommandQueue& queue, const KernelDescription* config, const HostOperand<Scalar>& a,
+                        const HostOperand<Scalar>& b, const HostOperand<Scalar, Scalar*>& c, Scalar alpha,
+                        Scalar beta) {
+  const CallContext call = CallContext::of(queue);
+  ScratchBuffer device_a(call, dense_bytes(a)), device_b(call, dense_bytes(b)), device_c(call, dense_bytes(c));
   to_device(queue, a, device_a.buffer());
   to_device(queue, b, device_b.buffer());
   if (beta != Scalar(0)) to_device(queue, c, device_c.buffer());  // C is not read when beta is zero
   const Eigen::Index k = a.transposed ? a.rows : a.cols;
-  const cl::Event done = gemm<Config>(
-      queue, a.transposed ? Transpose::yes : Transpose::no, b.transposed ? Transpose::yes : Transpose::no, c.rows,
-      c.cols, k, alpha, device_a.buffer(), 0, a.rows, device_b.buffer(), 0, b.rows, beta, device_c.buffer(), 0, c.rows);
+  const GemmProblem<Scalar> p = check_arguments<Scalar>(call.context, a.transposed ? Transpose::yes : Transpose::no,
+                                                        b.transposed ? Transpose::yes : Transpose::no, c.rows, c.cols,
+                                                        k, alpha, device_a.buffer(), 0, a.rows, device_b.buffer(), 0,
+                                                        b.rows, beta, device_c.buffer(), 0, c.rows);
+  const cl::Event done = run_gemm(call, config, p, {});
   from_device(queue, device_c.buffer(), c, {done});  // blocking: every command of this call has finished
   for (ScratchBuffer* used : {&device_a, &device_b, &device_c}) used->give_back_after(cl::Event());
 }
@@ -131,9 +136,9 @@ void gpu_gemm(const cl::CommandQueue& queue, const Eigen::MatrixBase<DA>& a, con
       storage_a.transposed = !storage_a.transposed;
       storage_b.transposed = !storage_b.transposed;
       storage_c.transposed = false;
-      detail::multiply_on_device<Config>(queue, storage_b, storage_a, storage_c, alpha, beta);
+      detail::multiply_on_device(queue, detail::description_of<Config>(), storage_b, storage_a, storage_c, alpha, beta);
     } else {
-      detail::multiply_on_device<Config>(queue, storage_a, storage_b, storage_c, alpha, beta);
+      detail::multiply_on_device(queue, detail::description_of<Config>(), storage_a, storage_b, storage_c, alpha, beta);
     }
   });
 }

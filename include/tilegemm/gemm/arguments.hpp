@@ -1,4 +1,4 @@
-// gemm_arguments: checking BLAS-style GEMM arguments against each other and the buffers, before anything runs.
+// gemm/arguments: checking BLAS-style GEMM arguments against each other and the buffers, before anything runs.
 #pragma once
 
 #include <climits>
@@ -14,36 +14,44 @@ enum class Transpose { no, yes };
 
 namespace detail {
 
-// One operand after the checks: the buffer, its offset and leading dimension in elements, all within int range.
-struct MatrixOperand {
-  cl::Buffer buffer;
-  int offset;
-  int ld;
+// Where an operand lies in its buffer, in elements: its first element and its leading dimension (column-major).
+struct Storage {
+  int offset = 0;
+  int ld = 1;
 };
 
-// C = alpha * op(A) * op(B) + beta * C with op(A) m x k, op(B) k x n, C m x n, all stored column-major.
+// C = alpha * op(A) * op(B) + beta * C with op(A) m x k, op(B) k x n, C m x n, all stored column-major: the shape of
+// a product and where its operands lie, all that a plan needs to know of it.
+struct GemmShape {
+  bool trans_a = false;
+  bool trans_b = false;
+  int m = 0;
+  int n = 0;
+  int k = 0;
+  Storage a;
+  Storage b;
+  Storage c;
+};
+
+// A checked product: its shape, its scalars and its buffers.
 template <class Scalar>
 struct GemmProblem {
-  bool trans_a;
-  bool trans_b;
-  int m;
-  int n;
-  int k;
+  GemmShape shape;
   Scalar alpha;
   Scalar beta;
-  MatrixOperand a;
-  MatrixOperand b;
-  MatrixOperand c;
+  cl::Buffer a;
+  cl::Buffer b;
+  cl::Buffer c;
 };
 
 inline void require(bool ok, const std::string& message) {
   if (!ok) throw std::invalid_argument("tilegemm::gemm: " + message);
 }
 
-// Checks one stored rows x cols operand and returns it in int terms.
+// Checks one stored rows x cols operand against its buffer and returns where it lies, in int terms.
 template <class Scalar>
-MatrixOperand check_operand(const char* name, const cl::Buffer& buffer, long long offset, long long ld, long long rows,
-                            long long cols, const cl::Context& context) {
+Storage check_operand(const char* name, const cl::Buffer& buffer, long long offset, long long ld, long long rows,
+                      long long cols, const cl::Context& context) {
   const std::string n(name);
   require(offset >= 0, "the offset of " + n + " must not be negative (got " + std::to_string(offset) + ").");
   require(ld >= (rows > 1 ? rows : 1), "the leading dimension of " + n + " is " + std::to_string(ld) +
@@ -53,7 +61,7 @@ MatrixOperand check_operand(const char* name, const cl::Buffer& buffer, long lon
   require(needed <= INT_MAX, n + " spans " + std::to_string(needed) +
                                  " elements of its buffer; tilegemm indexes buffers with 32-bit integers, so at most " +
                                  std::to_string(INT_MAX) + " are supported.");
-  if (rows == 0 || cols == 0) return {buffer, static_cast<int>(offset), static_cast<int>(ld)};  // never read
+  if (rows == 0 || cols == 0) return {static_cast<int>(offset), static_cast<int>(ld)};  // never read
   require(buffer() != nullptr, "buffer " + n + " is a null cl::Buffer.");
   std::size_t bytes = 0;
   buffer.getInfo(CL_MEM_SIZE, &bytes);
@@ -64,7 +72,7 @@ MatrixOperand check_operand(const char* name, const cl::Buffer& buffer, long lon
   cl_context owner = nullptr;
   buffer.getInfo(CL_MEM_CONTEXT, &owner);
   require(owner == context(), "buffer " + n + " belongs to another OpenCL context than the command queue.");
-  return {buffer, static_cast<int>(offset), static_cast<int>(ld)};
+  return {static_cast<int>(offset), static_cast<int>(ld)};
 }
 
 template <class Scalar>
@@ -77,16 +85,20 @@ GemmProblem<Scalar> check_arguments(const cl::Context& context, Transpose trans_
   require(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, "m, n and k must fit in a 32-bit int.");
   const bool ta = trans_a == Transpose::yes;
   const bool tb = trans_b == Transpose::yes;
-  GemmProblem<Scalar> p{ta,
-                        tb,
-                        static_cast<int>(m),
-                        static_cast<int>(n),
-                        static_cast<int>(k),
-                        alpha,
-                        beta,
-                        check_operand<Scalar>("A", a, a_offset, lda, ta ? k : m, ta ? m : k, context),
-                        check_operand<Scalar>("B", b, b_offset, ldb, tb ? n : k, tb ? k : n, context),
-                        check_operand<Scalar>("C", c, c_offset, ldc, m, n, context)};
+  GemmProblem<Scalar> p;
+  p.shape.trans_a = ta;
+  p.shape.trans_b = tb;
+  p.shape.m = static_cast<int>(m);
+  p.shape.n = static_cast<int>(n);
+  p.shape.k = static_cast<int>(k);
+  p.shape.a = check_operand<Scalar>("A", a, a_offset, lda, ta ? k : m, ta ? m : k, context);
+  p.shape.b = check_operand<Scalar>("B", b, b_offset, ldb, tb ? n : k, tb ? k : n, context);
+  p.shape.c = check_operand<Scalar>("C", c, c_offset, ldc, m, n, context);
+  p.alpha = alpha;
+  p.beta = beta;
+  p.a = a;
+  p.b = b;
+  p.c = c;
   return p;
 }
 

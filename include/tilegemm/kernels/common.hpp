@@ -1,25 +1,20 @@
-// kernels/common: OpenCL C macros every GEMM kernel shares (operand access, bounds, the alpha/beta store).
+// kernels/common: OpenCL C every GEMM kernel shares: the arguments its entry points start with, the alpha/beta store.
 #pragma once
+
+#include "program_text.hpp"
 
 namespace tilegemm::detail {
 
-inline constexpr char common_kernel_source[] = R"CLC(
-// Element (m, k) of op(A) and (k, n) of op(B), read from the caller's column-major storage. TRANS_A and
-// TRANS_B come from the preamble of the kernels that read the caller's operands directly.
-#if TRANS_A
-#define A_AT(m, k) A[(k) + (m) * lda]
-#else
-#define A_AT(m, k) A[(m) + (k) * lda]
-#endif
-#if TRANS_B
-#define B_AT(k, n) B[(n) + (k) * ldb]
-#else
-#define B_AT(k, n) B[(k) + (n) * ldb]
-#endif
-
-// The same elements, or zero outside the M x K and K x N operands (for tiles that cross an edge).
-#define A_OR_ZERO(m, k) (((m) < M && (k) < K) ? A_AT(m, k) : (real)0)
-#define B_OR_ZERO(k, n) (((k) < K && (n) < N) ? B_AT(k, n) : (real)0)
+inline constexpr char common_source[] = R"CLC(
+// A and B at their offsets with their leading dimensions, in units of `type` (real, or realV for vector loads).
+#define OPERAND_PARAMETERS(type)                                                                      \
+  __global const type* restrict A, const int a_offset, const int lda, __global const type* restrict B, \
+      const int b_offset, const int ldb
+// The arguments every entry point that computes C = alpha * op(A) * op(B) + beta * C starts with, in this order
+// (set on the host by set_gemm_arguments in gemm/executor.hpp).
+#define GEMM_PARAMETERS(type)                                                                                     \
+  const int M, const int N, const int K, const real alpha, const real beta, OPERAND_PARAMETERS(type), __global real* C, \
+      const int c_offset, const int ldc
 
 // C(m, n) = alpha * value + beta * C(m, n) inside the M x N result; C is not read when beta is zero, so that
 // NaN or uninitialised memory there cannot leak into the result (BLAS semantics).
@@ -29,5 +24,6 @@ inline constexpr char common_kernel_source[] = R"CLC(
     C[c_index_] = beta == (real)0 ? alpha * (value) : alpha * (value) + beta * C[c_index_]; \
   }
 )CLC";
+inline constexpr TextPiece common = piece(common_source);
 
 }  // namespace tilegemm::detail

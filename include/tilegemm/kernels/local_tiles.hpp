@@ -1,17 +1,21 @@
 // kernels/local_tiles: families 2 and 3, square tiles of A and B shared in local memory, WPTN columns per work-item.
 #pragma once
 
-namespace tilegemm::detail {
+#include <cstddef>
 
-inline constexpr char local_tiles_kernel_name[] = "gemm_local_tiles";
-inline constexpr char local_tiles_kernel_source[] = R"CLC(
+#include "../config/fixed_string.hpp"
+#include "../config/tile_config.hpp"
+#include "caller_operands.hpp"
+#include "program_text.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+inline constexpr char local_tiles_source[] = R"CLC(
 // TSM == TSN == TSK (the tile side); a work-group is TSM x (TSN / WPTN) work-items and each work-item computes
 // WPTN elements of one row of the tile, spaced THREADS_N columns apart so that neighbours read neighbours.
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
-void gemm_local_tiles(const int M, const int N, const int K, const real alpha, const real beta,
-                      __global const real* restrict A, const int a_offset, const int lda,
-                      __global const real* restrict B, const int b_offset, const int ldb,
-                      __global real* C, const int c_offset, const int ldc) {
+void gemm_local_tiles(GEMM_PARAMETERS(real)) {
   const int tm = get_local_id(0);
   const int tn = get_local_id(1);
   const int m = TSM * get_group_id(0) + tm;
@@ -42,4 +46,37 @@ void gemm_local_tiles(const int M, const int N, const int K, const real alpha, c
 }
 )CLC";
 
-}  // namespace tilegemm::detail
+template <>
+struct FamilyTraits<Family::local_tiles> {
+  static constexpr char name[] = "local_tiles";
+  static constexpr OperandAccess access = OperandAccess::caller_layout;
+  static constexpr bool splits_k = false;
+
+  template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
+  static constexpr bool rules_hold() {
+    static_assert(TSM == TSN && TSN == TSK && WPTM == 1 && VW == 1,
+                  "TileConfig: the local_tiles family needs square tiles (TSM == TSN == TSK), WPTM == 1 and VW == 1; "
+                  "use LocalTiles<TS> or MoreWorkPerThread<TS, WPT>.");
+    return tiles_load_evenly<TSM, TSN, TSK, WPTM, WPTN, VW>();
+  }
+  static constexpr std::size_t local_memory_elements(const TileShape& t) {
+    return static_cast<std::size_t>(t.tsk) * (t.tsm + t.tsn);  // Asub and Bsub
+  }
+  template <class Config>
+  static constexpr auto defines() {
+    return fixed_string("");
+  }
+
+  static constexpr TextPiece helpers = caller_operands;
+  static constexpr EntryPoint product = {"gemm_local_tiles", piece(local_tiles_source)};
+  static constexpr EntryPoint product_and_strips = {};
+};
+
+}  // namespace detail
+
+template <int TS>
+using LocalTiles = TileConfig<TS, TS, TS, 1, 1, 1, Family::local_tiles>;
+template <int TS, int WPT>
+using MoreWorkPerThread = TileConfig<TS, TS, TS, 1, WPT, 1, Family::local_tiles>;
+
+}  // namespace tilegemm

@@ -1,15 +1,19 @@
 // kernels/naive: family 1, one work-item per element of C reading A and B straight from global memory.
 #pragma once
 
-namespace tilegemm::detail {
+#include <cstddef>
 
-inline constexpr char naive_kernel_name[] = "gemm_naive";
-inline constexpr char naive_kernel_source[] = R"CLC(
+#include "../config/fixed_string.hpp"
+#include "../config/tile_config.hpp"
+#include "caller_operands.hpp"
+#include "program_text.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+inline constexpr char naive_source[] = R"CLC(
 __kernel __attribute__((reqd_work_group_size(TSM, TSN, 1)))
-void gemm_naive(const int M, const int N, const int K, const real alpha, const real beta,
-                __global const real* restrict A, const int a_offset, const int lda,
-                __global const real* restrict B, const int b_offset, const int ldb,
-                __global real* C, const int c_offset, const int ldc) {
+void gemm_naive(GEMM_PARAMETERS(real)) {
   const int m = get_global_id(0);
   const int n = get_global_id(1);
   if (m >= M || n >= N) return;  // the range is rounded up to whole work-groups
@@ -22,4 +26,33 @@ void gemm_naive(const int M, const int N, const int K, const real alpha, const r
 }
 )CLC";
 
-}  // namespace tilegemm::detail
+template <>
+struct FamilyTraits<Family::naive> {
+  static constexpr char name[] = "naive";
+  static constexpr OperandAccess access = OperandAccess::caller_layout;
+  static constexpr bool splits_k = false;
+
+  template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
+  static constexpr bool rules_hold() {
+    static_assert(WPTM == 1 && WPTN == 1 && TSK == 1 && VW == 1,
+                  "TileConfig: the naive family computes one element per work-item without tiles in K: use "
+                  "TileConfig<TSM, TSN, 1, 1, 1, 1, Family::naive> (or Naive<TSM, TSN>).");
+    return true;
+  }
+  static constexpr std::size_t local_memory_elements(const TileShape&) { return 0; }
+  template <class Config>
+  static constexpr auto defines() {
+    return fixed_string("");
+  }
+
+  static constexpr TextPiece helpers = caller_operands;
+  static constexpr EntryPoint product = {"gemm_naive", piece(naive_source)};
+  static constexpr EntryPoint product_and_strips = {};
+};
+
+}  // namespace detail
+
+template <int TSM, int TSN>
+using Naive = TileConfig<TSM, TSN, 1, 1, 1, 1, Family::naive>;
+
+}  // namespace tilegemm

@@ -1,241 +1,231 @@
 // kernels/prefetch: tutorial kernel 9, register blocking with double-buffered local memory: the next slice of A
-// and B is fetched into registers while the current one is multiplied. Also the first pass of split-K.
+// and B is fetched into registers while the current one is multiplied. Its helpers also serve split-K.
 #pragma once
 
-namespace tilegemm::detail {
+#include <cstddef>
 
-inline constexpr char prefetch_kernel_name[] = "gemm_prefetch";
-inline constexpr char prefetch_kernel_source[] = R"CLC(
+#include "../config/fixed_string.hpp"
+#include "../config/tile_config.hpp"
+#include "program_text.hpp"
+#include "strip.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+inline constexpr char prefetch_helpers_source[] = R"CLC(
 // Each operand is read in one of two layouts, fixed at compile time:
 //   outer-contiguous (A_K_CONTIGUOUS / B_K_CONTIGUOUS = 0): A(m, k) = A[k * lda + m], B(k, n) = B[k * ldb + n];
 //   K-contiguous (= 1):                                    A(m, k) = A[m * lda + k], B(k, n) = B[n * ldb + k],
 // so that A as stored by the caller, B as stored by the caller, and the pack kernel's copies all fit.
-// EDGES says how the operands meet the tiles:
-//   0: M, N and K are whole tiles; operands are addressed in vectors of VW (offsets and leading dimensions too).
-//   1: the same vectors, but M, N and K need not be whole tiles (only the contiguous extent of each operand a
-//      multiple of VW): rows of A (columns of B) past the last are read as the last, which only feeds rows
-//      (columns) of C that are not stored, and vectors past K are zero, in the last slice only.
-//   2: the same with single elements, in elements: any sizes, offsets and leading dimensions. Neighbouring
-//      work-items still read neighbouring elements.
-// Each work-item's WPTM x WPTN block is made of groups of VW consecutive rows and columns, GROUPS_M x GROUPS_N of
-// them, spaced THREADS_M * VW rows and THREADS_N * VW columns apart, so that it reads local memory a vector at
-// a time without bank conflicts.
-// With SPLIT_K, work-group (i, j, s) multiplies only the s-th stretch of k_per_slice and writes its raw sum to
-// the dense workspace C (leading dimension ldc, slice s at c_offset * s); sum_slices then forms the result.
-// With STRIPS, the M x N product is the corner of a larger M_all x N_all one (K_all deep; transposes: bit 0 for A,
-// bit 1 for B; A_all and B_all as the caller stores them), and the work-groups past the tiles' rows of them
-// (tile_rows in dimension 1) multiply its strips outside the corner (see multiply_strips): they share the launch,
-// and the units the tiles leave idle, rather than take a launch of their own.
+// EDGES (the host's EdgeMode) says how the operands meet the tiles:
+//   EDGES_WHOLE_TILES: M, N and K are whole tiles; operands are addressed in vectors of VW (offsets and leading
+//     dimensions too).
+//   EDGES_VECTORS: the same vectors, but M, N and K need not be whole tiles (only the contiguous extent of each
+//     operand a multiple of VW): rows of A (columns of B) past the last are read as the last, which only feeds
+//     rows (columns) of C that are not stored, and vectors past K are zero, in the last slice only.
+//   EDGES_ELEMENTS: the same with single elements, in elements: any sizes, offsets and leading dimensions.
+//     Neighbouring work-items still read neighbouring elements.
+// Each work-item's WPTM x WPTN block is made of GROUPS_M x GROUPS_N groups of VW consecutive rows and columns,
+// spaced THREADS_M * VW rows and THREADS_N * VW columns apart, so that it reads local memory a vector at a time
+// without bank conflicts. The local tiles are k-major, ROW_A (ROW_B) vectors per k: one vector of padding spreads
+// the stores of K-contiguous operands over the banks. ROW_A and ROW_B come from the preamble, where the host
+// counts local memory with them.
 #define GROUPS_M (WPTM / VW)
 #define GROUPS_N (WPTN / VW)
-#define ROW_A (TSM / VW + 1)  // vectors per row of a local tile: one of padding spreads K-contiguous stores
-#define ROW_B (TSN / VW + 1)  // over the banks
-#define UNIT (EDGES == 2 ? 1 : VW)  // elements per load
 
-// Load l of a slice by work-item tid is item e = l * THREADS + tid of the tile (a vector, or an element for
-// EDGES 2): neighbouring work-items load neighbouring items. Its row (m of A, n of B, counted in items along a
-// contiguous row) and its k (counted in items along a contiguous k), and its place in the tile in memory:
-#if A_K_CONTIGUOUS
-#define A_ROW(e) ((e) / (TSK / UNIT))
-#define A_KS(e) ((e) % (TSK / UNIT))
-#define A_OFFSET(row, ks, k0) ((row) * lda + (k0) / UNIT + (ks))
-#define A_FIRST_K(e, k0) ((k0) + A_KS(e) * UNIT)
-#else
-#define A_ROW(e) ((e) % (TSM / UNIT))
-#define A_KS(e) ((e) / (TSM / UNIT))
-#define A_OFFSET(row, ks, k0) (((k0) + (ks)) * lda + (row))
-#define A_FIRST_K(e, k0) ((k0) + A_KS(e))
-#endif
-#if B_K_CONTIGUOUS
-#define B_ROW(e) ((e) / (TSK / UNIT))
-#define B_KS(e) ((e) % (TSK / UNIT))
-#define B_OFFSET(row, ks, k0) ((row) * ldb + (k0) / UNIT + (ks))
-#define B_FIRST_K(e, k0) ((k0) + B_KS(e) * UNIT)
-#else
-#define B_ROW(e) ((e) % (TSN / UNIT))
-#define B_KS(e) ((e) / (TSN / UNIT))
-#define B_OFFSET(row, ks, k0) (((k0) + (ks)) * ldb + (row))
-#define B_FIRST_K(e, k0) ((k0) + B_KS(e))
-#endif
-// Load l (item e) at slice k0. With EDGES, from the load's offset at k = 0 (a_first, b_first; see below).
-#if EDGES
-#define A_LOAD(l, e, k0) A_TILE[a_first[l] + A_OFFSET(0, 0, k0)]
-#define B_LOAD(l, e, k0) B_TILE[b_first[l] + B_OFFSET(0, 0, k0)]
-#else
-#define A_LOAD(l, e, k0) A_TILE[A_OFFSET(A_ROW(e), A_KS(e), k0)]
-#define B_LOAD(l, e, k0) B_TILE[B_OFFSET(B_ROW(e), B_KS(e), k0)]
-#endif
-
-// Writes item `value` (VW consecutive k of row `outer`, or one element) into the k-major local tile whose rows
-// hold `row` vectors.
-inline void stash_transposed(__local realV* tile, const int row, const int k_first, const int outer,
-                             const realV value) {
-  real parts[VW];
-  STOREV(value, parts);
-  __local real* scalars = (__local real*)tile;
-#pragma unroll
-  for (int c = 0; c < VW; ++c) scalars[(k_first + c) * row * VW + outer] = parts[c];
+// What one load reads, an item (a vector; with EDGES_ELEMENTS an element), and how it goes into a local tile of
+// row_vectors vectors per k: an element or an outer-contiguous vector as it is, while a K-contiguous vector's VW
+// elements (consecutive k of one row) go to VW steps of k.
+#if EDGES == EDGES_ELEMENTS
+#define UNIT 1
+typedef real item;
+inline void stash_item(__local realV* tile, const int row_vectors, const bool k_contiguous, const int row,
+                       const int step, const item value) {
+  ((__local real*)tile)[step * row_vectors * VW + row] = value;
 }
-#if EDGES == 2
-#define STASH_ITEM(tile, row_vectors, contiguous_k, row, ks, value) \
-  ((__local real*)(tile))[(ks) * (row_vectors) * VW + (row)] = (value)
 #else
-#define STASH_ITEM(tile, row_vectors, contiguous_k, row, ks, value)                       \
-  if (contiguous_k) {                                                                     \
-    stash_transposed(tile, row_vectors, (ks) * VW, row, value);                           \
-  } else {                                                                                \
-    (tile)[(ks) * (row_vectors) + (row)] = (value);                                       \
+#define UNIT VW
+typedef realV item;
+inline void stash_item(__local realV* tile, const int row_vectors, const bool k_contiguous, const int row,
+                       const int step, const item value) {
+  if (k_contiguous) {
+    real parts[VW];
+    STOREV(value, parts);
+    __local real* scalars = (__local real*)tile;
+#pragma unroll
+    for (int c = 0; c < VW; ++c) scalars[(step * VW + c) * row_vectors * VW + row] = parts[c];
+  } else {
+    tile[step * row_vectors + row] = value;
   }
+}
 #endif
+#define ITEMS_A (LOADS_A * VW / UNIT)  // items of A and of B a work-item loads per slice
+#define ITEMS_B (LOADS_B * VW / UNIT)
 
-__kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
-void gemm_prefetch(const int M, const int N, const int K, const real alpha, const real beta,
-                   __global const realV* restrict A, const int a_offset, const int lda,
-                   __global const realV* restrict B, const int b_offset, const int ldb,
-                   __global real* C, const int c_offset, const int ldc
-#if SPLIT_K
-                   , const int k_per_slice
-#endif
-#if STRIPS
-                   , const int M_all, const int N_all, const int K_all, const int transposes,
-                   __global const real* restrict A_all, const int a_offset_all, const int lda_all,
-                   __global const real* restrict B_all, const int b_offset_all, const int ldb_all,
-                   const int tile_rows
-#endif
-                   ) {
-  const int tid = get_local_id(1) * THREADS_M + get_local_id(0);
-#if STRIPS
-  __local real stage[STAGE];
-  if (get_group_id(1) >= tile_rows) {
-    multiply_strips(tid, (get_group_id(1) - tile_rows) * get_num_groups(0) + get_group_id(0), M_all, N_all, K_all,
-                    M, N, transposes & 1, transposes & 2, alpha, beta, A_all + a_offset_all, lda_all,
-                    B_all + b_offset_all, ldb_all, C + c_offset, ldc, stage);
-    return;
+// Item e of a slice (e = l * THREADS + tid: neighbouring work-items load neighbouring items) lies in row item_row
+// of its operand's tile (m of A, n of B; counted in items along a contiguous row) at step item_step of k (counted
+// in items along a contiguous k). `outer` is the tile's TSM for A, TSN for B.
+inline int item_row(const int e, const bool k_contiguous, const int outer) {
+  return k_contiguous ? e / (TSK / UNIT) : e % (outer / UNIT);
+}
+inline int item_step(const int e, const bool k_contiguous, const int outer) {
+  return k_contiguous ? e % (TSK / UNIT) : e / (outer / UNIT);
+}
+// Its offset in items from the tile's first item in the slice that starts at k0, and the first k it holds.
+inline int item_offset(const int row, const int step, const int k0, const bool k_contiguous, const int ld) {
+  return k_contiguous ? row * ld + k0 / UNIT + step : (k0 + step) * ld + row;
+}
+inline int item_first_k(const int step, const int k0, const bool k_contiguous) {
+  return k0 + (k_contiguous ? step * UNIT : step);
+}
+
+// With edges, each load's offset at k = 0, rows past the tile's last (last_row, counted like item_row) read as the
+// last: worked out once, since the clamped rows do not advance evenly and the compiler worked them out at every
+// load (4% slower at 1025 on an H100). Unrolled, so that `first` is indexed by constants (PoCL 3.1 read wrong
+// offsets otherwise).
+inline void first_offsets(int* first, const int items, const int tid, const bool k_contiguous, const int outer,
+                          const int last_row, const int ld) {
+#pragma unroll
+  for (int l = 0; l < items; ++l) {
+    const int e = l * THREADS + tid;
+    first[l] = item_offset(min(item_row(e, k_contiguous, outer), last_row), item_step(e, k_contiguous, outer), 0,
+                           k_contiguous, ld);
   }
-#endif
-  // The work-item's place (tm, tn) in the THREADS_M x THREADS_N grid. Where the grid allows, a warp of 32
-  // work-items covers 8 x 4 places rather than 16 x 2, so that it reads 8 + 4 distinct vectors of local memory
-  // per step instead of 16 + 2 (10% faster on an H200).
+}
+
+// Loads a work-item's items of one operand's tile in the slice at k0 into `next`: with edges from `first`, else
+// where item_offset puts them; with zero_past_k, items that start past K are zero.
+inline void load_items(item* next, const int items, __global const item* restrict tile, const int ld,
+                       const int* first, const int tid, const bool k_contiguous, const int outer, const int k0,
+                       const int K, const bool zero_past_k) {
+#pragma unroll
+  for (int l = 0; l < items; ++l) {
+    const int e = l * THREADS + tid;
+    const int step = item_step(e, k_contiguous, outer);
+    const int offset = EDGES == EDGES_WHOLE_TILES
+                           ? item_offset(item_row(e, k_contiguous, outer), step, k0, k_contiguous, ld)
+                           : first[l] + item_offset(0, 0, k0, k_contiguous, ld);
+    next[l] = !zero_past_k || item_first_k(step, k0, k_contiguous) < K ? tile[offset] : (item)0;
+  }
+}
+
+// Fetches a work-item's items of the slice at k0 of both operands into registers; only the last slice of an
+// operand whose K is not whole tiles checks K.
+inline void fetch_slice(item* next_a, item* next_b, __global const item* restrict a_tile, const int lda,
+                        const int* a_first, __global const item* restrict b_tile, const int ldb, const int* b_first,
+                        const int tid, const int k0, const int K) {
+  if (EDGES == EDGES_WHOLE_TILES || k0 + TSK <= K) {
+    load_items(next_a, ITEMS_A, a_tile, lda, a_first, tid, A_K_CONTIGUOUS, TSM, k0, K, false);
+    load_items(next_b, ITEMS_B, b_tile, ldb, b_first, tid, B_K_CONTIGUOUS, TSN, k0, K, false);
+  } else {
+    load_items(next_a, ITEMS_A, a_tile, lda, a_first, tid, A_K_CONTIGUOUS, TSM, k0, K, true);
+    load_items(next_b, ITEMS_B, b_tile, ldb, b_first, tid, B_K_CONTIGUOUS, TSN, k0, K, true);
+  }
+}
+
+// Writes the fetched items into the local tiles of a slice.
+inline void stash_slice(__local realV* a_tile, __local realV* b_tile, const item* next_a, const item* next_b,
+                        const int tid) {
+  for (int l = 0; l < ITEMS_A; ++l) {
+    const int e = l * THREADS + tid;
+    stash_item(a_tile, ROW_A, A_K_CONTIGUOUS, item_row(e, A_K_CONTIGUOUS, TSM), item_step(e, A_K_CONTIGUOUS, TSM),
+               next_a[l]);
+  }
+  for (int l = 0; l < ITEMS_B; ++l) {
+    const int e = l * THREADS + tid;
+    stash_item(b_tile, ROW_B, B_K_CONTIGUOUS, item_row(e, B_K_CONTIGUOUS, TSN), item_step(e, B_K_CONTIGUOUS, TSN),
+               next_b[l]);
+  }
+}
+
+// acc += the work-item's rows (tm) of a slice's A tile times its columns (tn) of the B tile, one k at a time.
+inline void multiply_slice(__local const realV* a_tile, __local const realV* b_tile, const int tm, const int tn,
+                           real acc[WPTM][WPTN]) {
+  for (int k = 0; k < TSK; ++k) {  // left to the compiler: forcing the unroll was 2.5% slower on an H200
+    real a[WPTM];
+    real b[WPTN];
+#pragma unroll
+    for (int g = 0; g < GROUPS_M; ++g) STOREV(a_tile[k * ROW_A + g * THREADS_M + tm], &a[g * VW]);
+#pragma unroll
+    for (int g = 0; g < GROUPS_N; ++g) STOREV(b_tile[k * ROW_B + g * THREADS_N + tn], &b[g * VW]);
+#pragma unroll
+    for (int i = 0; i < WPTM; ++i)
+#pragma unroll
+      for (int j = 0; j < WPTN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+  }
+}
+
+// The work-item's place (tm, tn) in the THREADS_M x THREADS_N grid, from its index tid in the work-group. Where the
+// grid allows, a warp of 32 work-items covers 8 x 4 places rather than 16 x 2, so that it reads 8 + 4 distinct
+// vectors of local memory per step instead of 16 + 2 (10% faster on an H200).
 #if THREADS_M % 8 == 0 && THREADS_N % 4 == 0
-  const int lane = tid % 32;
-  const int warp = tid / 32;
-  const int tm = (warp % (THREADS_M / 8)) * 8 + lane % 8;
-  const int tn = (warp / (THREADS_M / 8)) * 4 + lane / 8;
+inline int place_m(const int tid) { return (tid / 32 % (THREADS_M / 8)) * 8 + tid % 32 % 8; }
+inline int place_n(const int tid) { return (tid / 32 / (THREADS_M / 8)) * 4 + tid % 32 / 8; }
 #else
-  const int tm = get_local_id(0);
-  const int tn = get_local_id(1);
+inline int place_m(const int tid) { return get_local_id(0); }
+inline int place_n(const int tid) { return get_local_id(1); }
 #endif
+inline int local_index() { return get_local_id(1) * THREADS_M + get_local_id(0); }
+
+// acc = the work-item's block of this work-group's tile of op(A) * op(B) over k in [k_begin, k_end). The slices of
+// A and B pass through two local buffers: the next is fetched into registers while this one is multiplied.
+inline void multiply_tile(real acc[WPTM][WPTN], const int M, const int N, const int K, const int k_begin,
+                          const int k_end, __global const realV* A, const int a_offset, const int lda,
+                          __global const realV* B, const int b_offset, const int ldb,
+                          __local realV a_tiles[2][TSK * ROW_A], __local realV b_tiles[2][TSK * ROW_B]) {
+  const int tid = local_index();
+  const int tm = place_m(tid);
+  const int tn = place_n(tid);
   const int tile_m = TSM * get_group_id(0);
   const int tile_n = TSN * get_group_id(1);
-#if EDGES == 2
-  typedef real item;
-#else
-  typedef realV item;
-#endif
   // The tiles' first items; offsets and leading dimensions are counted in items.
-  __global const item* restrict A_TILE =
+  __global const item* restrict a_tile =
       (__global const item*)A + a_offset + (A_K_CONTIGUOUS ? tile_m * lda : tile_m / UNIT);
-  __global const item* restrict B_TILE =
+  __global const item* restrict b_tile =
       (__global const item*)B + b_offset + (B_K_CONTIGUOUS ? tile_n * ldb : tile_n / UNIT);
-#if EDGES
-  // The last row of A and column of B in this tile, counted like A_ROW and B_ROW.
-  const int last_a = (min(TSM, M - tile_m) - 1) / (A_K_CONTIGUOUS ? 1 : UNIT);
-  const int last_b = (min(TSN, N - tile_n) - 1) / (B_K_CONTIGUOUS ? 1 : UNIT);
-#endif
-#if SPLIT_K
-  const int k_begin = get_group_id(2) * k_per_slice;
-  const int k_end = min(K, k_begin + k_per_slice);
-  C += c_offset * get_group_id(2);
-#else
-  const int k_begin = 0;
-  const int k_end = K;
-  C += c_offset;
-#endif
-
-  __local realV Asub[2][TSK * ROW_A];  // two buffers: one multiplied while the other is filled
-  __local realV Bsub[2][TSK * ROW_B];
-  real acc[WPTM][WPTN];
 #pragma unroll
   for (int i = 0; i < WPTM; ++i)
 #pragma unroll
     for (int j = 0; j < WPTN; ++j) acc[i][j] = 0;
 
-#if EDGES
-  // Each load's offset at k = 0, rows past the last read as the last: worked out once here, since the clamped
-  // rows do not advance evenly and the compiler worked them out at every load (4% slower at 1025 on an H100).
-  int a_first[LOADS_A * VW / UNIT];
-  int b_first[LOADS_B * VW / UNIT];
-#pragma unroll
-  for (int l = 0; l < LOADS_A * VW / UNIT; ++l) {
-    const int e = l * THREADS + tid;
-    a_first[l] = A_OFFSET(min(A_ROW(e), last_a), A_KS(e), 0);
+  int a_first[ITEMS_A];
+  int b_first[ITEMS_B];
+  if (EDGES != EDGES_WHOLE_TILES) {
+    first_offsets(a_first, ITEMS_A, tid, A_K_CONTIGUOUS, TSM,
+                  (min(TSM, M - tile_m) - 1) / (A_K_CONTIGUOUS ? 1 : UNIT), lda);
+    first_offsets(b_first, ITEMS_B, tid, B_K_CONTIGUOUS, TSN,
+                  (min(TSN, N - tile_n) - 1) / (B_K_CONTIGUOUS ? 1 : UNIT), ldb);
   }
-#pragma unroll
-  for (int l = 0; l < LOADS_B * VW / UNIT; ++l) {
-    const int e = l * THREADS + tid;
-    b_first[l] = B_OFFSET(min(B_ROW(e), last_b), B_KS(e), 0);
-  }
-#endif
-  item next_a[LOADS_A * VW / UNIT];
-  item next_b[LOADS_B * VW / UNIT];
-  // Unrolled, so that a_first and b_first are indexed by constants: PoCL 3.1 read wrong offsets otherwise.
-#define FETCH_ITEMS(k0, a_ok, b_ok)                                              \
-  _Pragma("unroll") for (int l = 0; l < LOADS_A * VW / UNIT; ++l) {              \
-    const int e = l * THREADS + tid;                                             \
-    next_a[l] = (a_ok) ? A_LOAD(l, e, k0) : (item)0;                             \
-  }                                                                              \
-  _Pragma("unroll") for (int l = 0; l < LOADS_B * VW / UNIT; ++l) {              \
-    const int e = l * THREADS + tid;                                             \
-    next_b[l] = (b_ok) ? B_LOAD(l, e, k0) : (item)0;                             \
-  }
-#if EDGES
-#define FETCH(k0)                                                                \
-  if ((k0) + TSK <= K) {                                                         \
-    FETCH_ITEMS(k0, true, true)                                                  \
-  } else { /* the last slice: items past K are zero */                           \
-    FETCH_ITEMS(k0, A_FIRST_K(e, k0) < K, B_FIRST_K(e, k0) < K)                  \
-  }
-#else
-#define FETCH(k0) FETCH_ITEMS(k0, true, true)
-#endif
-#define STASH(buffer)                                                                                      \
-  for (int l = 0; l < LOADS_A * VW / UNIT; ++l) {                                                          \
-    const int e = l * THREADS + tid;                                                                       \
-    STASH_ITEM(Asub[buffer], ROW_A, A_K_CONTIGUOUS, A_ROW(e), A_KS(e), next_a[l]);                         \
-  }                                                                                                        \
-  for (int l = 0; l < LOADS_B * VW / UNIT; ++l) {                                                          \
-    const int e = l * THREADS + tid;                                                                       \
-    STASH_ITEM(Bsub[buffer], ROW_B, B_K_CONTIGUOUS, B_ROW(e), B_KS(e), next_b[l]);                         \
-  }
-
+  item next_a[ITEMS_A];
+  item next_b[ITEMS_B];
   if (k_begin < k_end) {
-    FETCH(k_begin);
-    STASH(0);
+    fetch_slice(next_a, next_b, a_tile, lda, a_first, b_tile, ldb, b_first, tid, k_begin, K);
+    stash_slice(a_tiles[0], b_tiles[0], next_a, next_b, tid);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int k0 = k_begin, current = 0; k0 < k_end; k0 += TSK, current ^= 1) {
     if (k0 + TSK < k_end) {
-      FETCH(k0 + TSK);  // in flight while this slice is multiplied
+      fetch_slice(next_a, next_b, a_tile, lda, a_first, b_tile, ldb, b_first, tid, k0 + TSK, K);  // in flight now
     }
-    for (int k = 0; k < TSK; ++k) {  // left to the compiler: forcing the unroll was 2.5% slower on an H200
-      real a[WPTM];
-      real b[WPTN];
-#pragma unroll
-      for (int g = 0; g < GROUPS_M; ++g) STOREV(Asub[current][k * ROW_A + g * THREADS_M + tm], &a[g * VW]);
-#pragma unroll
-      for (int g = 0; g < GROUPS_N; ++g) STOREV(Bsub[current][k * ROW_B + g * THREADS_N + tn], &b[g * VW]);
-#pragma unroll
-      for (int i = 0; i < WPTM; ++i)
-#pragma unroll
-        for (int j = 0; j < WPTN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
-    }
+    multiply_slice(a_tiles[current], b_tiles[current], tm, tn, acc);
     if (k0 + TSK < k_end) {
-      STASH(current ^ 1);  // nobody reads that buffer any more: all passed the barrier after multiplying it
+      // Nobody reads that buffer any more: all passed the barrier after multiplying it.
+      stash_slice(a_tiles[current ^ 1], b_tiles[current ^ 1], next_a, next_b, tid);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
+}
 
-  // Unrolled, so that acc stays in registers (indexed at run time it would move to slow private memory).
+// Stores the work-item's block of the tile: C(m, n) = alpha * acc + beta * C(m, n) inside M x N (STORE_C), or with
+// `raw` acc as it is, into split-K's workspace, which covers whole tiles. Unrolled, so that acc stays in registers
+// (indexed at run time it would move to slow private memory).
+inline void store_block(real acc[WPTM][WPTN], const int M, const int N, const real alpha, const real beta,
+                        __global real* C, const int ldc, const bool raw) {
+  const int tid = local_index();
+  const int tm = place_m(tid);
+  const int tn = place_n(tid);
+  const int tile_m = TSM * get_group_id(0);
+  const int tile_n = TSN * get_group_id(1);
 #pragma unroll
   for (int gm = 0; gm < GROUPS_M; ++gm)
 #pragma unroll
@@ -246,13 +236,102 @@ void gemm_prefetch(const int M, const int N, const int K, const real alpha, cons
         for (int w = 0; w < VW; ++w) {
           const int m = tile_m + (gm * THREADS_M + tm) * VW + v;
           const int n = tile_n + (gn * THREADS_N + tn) * VW + w;
-#if SPLIT_K
-          C[m + n * ldc] = acc[gm * VW + v][gn * VW + w];  // the workspace covers whole tiles
-#else
-          STORE_C(m, n, acc[gm * VW + v][gn * VW + w]);
-#endif
+          if (raw) {
+            C[m + n * ldc] = acc[gm * VW + v][gn * VW + w];
+          } else {
+            STORE_C(m, n, acc[gm * VW + v][gn * VW + w]);
+          }
         }
 }
 )CLC";
+inline constexpr TextPiece prefetch_helpers = piece(prefetch_helpers_source);
 
-}  // namespace tilegemm::detail
+inline constexpr char prefetch_product_source[] = R"CLC(
+// C = alpha * op(A) * op(B) + beta * C, a TSM x TSN tile of it per work-group.
+__kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
+void gemm_prefetch(GEMM_PARAMETERS(realV)) {
+  __local realV a_tiles[2][TSK * ROW_A];  // two buffers: one multiplied while the other is filled
+  __local realV b_tiles[2][TSK * ROW_B];
+  real acc[WPTM][WPTN];
+  multiply_tile(acc, M, N, K, 0, K, A, a_offset, lda, B, b_offset, ldb, a_tiles, b_tiles);
+  store_block(acc, M, N, alpha, beta, C + c_offset, ldc, false);
+}
+)CLC";
+
+inline constexpr char prefetch_product_and_strips_source[] = R"CLC(
+// The same on the M x N corner of a larger M_all x N_all product (K_all deep, A_all and B_all as the caller stores
+// them; transposes: bit 0 for A, bit 1 for B). The work-groups past the tiles' rows of them (tile_rows in dimension
+// 1) multiply its strips outside the corner (multiply_strips): they share the launch, and the units the tiles leave
+// idle, rather than take a launch of their own.
+__kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
+void gemm_prefetch_strips(GEMM_PARAMETERS(realV), const int M_all, const int N_all, const int K_all,
+                          const int transposes, __global const real* restrict A_all, const int a_offset_all,
+                          const int lda_all, __global const real* restrict B_all, const int b_offset_all,
+                          const int ldb_all, const int tile_rows, const int right_groups, const int strip_groups) {
+  __local real stage[STAGE];
+  if (get_group_id(1) >= tile_rows) {
+    multiply_strips(local_index(), (get_group_id(1) - tile_rows) * get_num_groups(0) + get_group_id(0), right_groups,
+                    strip_groups, M_all, N_all, K_all, M, N, transposes & 1, transposes & 2, alpha, beta,
+                    A_all + a_offset_all, lda_all, B_all + b_offset_all, ldb_all, C + c_offset, ldc, stage);
+    return;
+  }
+  __local realV a_tiles[2][TSK * ROW_A];
+  __local realV b_tiles[2][TSK * ROW_B];
+  real acc[WPTM][WPTN];
+  multiply_tile(acc, M, N, K, 0, K, A, a_offset, lda, B, b_offset, ldb, a_tiles, b_tiles);
+  store_block(acc, M, N, alpha, beta, C + c_offset, ldc, false);
+}
+)CLC";
+
+// ROW_A and ROW_B: vectors per k of the local tiles, one of them padding (see the kernel's comment).
+constexpr int local_row_vectors(int outer_tile, int vw) { return outer_tile / vw + 1; }
+template <class Config>
+constexpr auto local_row_defines() {
+  return define_line<local_row_vectors(Config::TSM, Config::VW)>("ROW_A") +
+         define_line<local_row_vectors(Config::TSN, Config::VW)>("ROW_B");
+}
+// Two buffers of each local tile, TSK steps of ROW_A (ROW_B) vectors each.
+constexpr std::size_t double_buffered_local_elements(const TileShape& t) {
+  return static_cast<std::size_t>(2) * t.tsk * t.vw * (local_row_vectors(t.tsm, t.vw) + local_row_vectors(t.tsn, t.vw));
+}
+// The rules of the families that run the prefetch kernel's helpers: they read whole vectors along M, N and K.
+template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
+constexpr bool double_buffered_rules_hold() {
+  static_assert(WPTM % VW == 0 && WPTN % VW == 0 && TSK % VW == 0,
+                "TileConfig: the prefetch and split_k families read whole vectors along M, N and K, so WPTM, WPTN "
+                "and TSK must be multiples of the vector width VW.");
+  return tiles_load_evenly<TSM, TSN, TSK, WPTM, WPTN, VW>();
+}
+
+template <>
+struct FamilyTraits<Family::prefetch> {
+  static constexpr char name[] = "prefetch";
+  static constexpr OperandAccess access = OperandAccess::either_layout;
+  static constexpr bool splits_k = false;
+
+  template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
+  static constexpr bool rules_hold() {
+    return double_buffered_rules_hold<TSM, TSN, TSK, WPTM, WPTN, VW>();
+  }
+  static constexpr std::size_t local_memory_elements(const TileShape& t) { return double_buffered_local_elements(t); }
+  // The strip code's parameters where its work-groups can multiply the strips too (fused_strips_fit).
+  template <class Config>
+  static constexpr auto defines() {
+    if constexpr (fused_strips_fit(Config::threads)) {
+      return local_row_defines<Config>() + strip_defines<fused_strip_panel, Config::threads / fused_strip_panel>();
+    } else {
+      return local_row_defines<Config>();
+    }
+  }
+
+  static constexpr TextPiece helpers = prefetch_helpers;
+  static constexpr EntryPoint product = {"gemm_prefetch", piece(prefetch_product_source)};
+  static constexpr EntryPoint product_and_strips = {"gemm_prefetch_strips", piece(prefetch_product_and_strips_source)};
+};
+
+}  // namespace detail
+
+template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
+using Prefetch = TileConfig<TSM, TSN, TSK, WPTM, WPTN, VW, Family::prefetch>;
+
+}  // namespace tilegemm

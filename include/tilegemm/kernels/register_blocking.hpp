@@ -1,19 +1,22 @@
-// kernels/register_blocking: families 5, 6 and 7, WPTM x WPTN blocks of C in registers per work-item.
+// kernels/register_blocking: families 5, 6, 7 and 10, WPTM x WPTN blocks of C in registers per work-item.
 #pragma once
 
-namespace tilegemm::detail {
+#include <cstddef>
 
-inline constexpr char register_blocking_kernel_name[] = "gemm_register_blocking";
-inline constexpr char register_blocking_kernel_source[] = R"CLC(
+#include "../config/fixed_string.hpp"
+#include "../config/tile_config.hpp"
+#include "program_text.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+inline constexpr char register_blocking_source[] = R"CLC(
 // Reads packed operands: A is M-contiguous and B N-contiguous (B transposed), both zero-padded to whole tiles,
 // addressed in vectors of VW (offsets and leading dimensions too). K is the padded depth, a multiple of TSK.
 // Work-item (tm, tn) computes rows tm + i * THREADS_M and columns tn + j * THREADS_N of the tile, so that
 // neighbouring work-items read neighbouring words of local memory and write neighbouring elements of C.
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
-void gemm_register_blocking(const int M, const int N, const int K, const real alpha, const real beta,
-                            __global const realV* restrict A, const int a_offset, const int lda,
-                            __global const realV* restrict B, const int b_offset, const int ldb,
-                            __global real* C, const int c_offset, const int ldc) {
+void gemm_register_blocking(GEMM_PARAMETERS(realV)) {
   const int tm = get_local_id(0);
   const int tn = get_local_id(1);
   const int tid = tn * THREADS_M + tm;
@@ -59,4 +62,39 @@ void gemm_register_blocking(const int M, const int N, const int K, const real al
 }
 )CLC";
 
-}  // namespace tilegemm::detail
+template <>
+struct FamilyTraits<Family::register_blocking> {
+  static constexpr char name[] = "register_blocking";
+  static constexpr OperandAccess access = OperandAccess::packed;
+  static constexpr bool splits_k = false;
+
+  template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
+  static constexpr bool rules_hold() {
+    return tiles_load_evenly<TSM, TSN, TSK, WPTM, WPTN, VW>();
+  }
+  static constexpr std::size_t local_memory_elements(const TileShape& t) {
+    return static_cast<std::size_t>(t.tsk) * (t.tsm + t.tsn);  // Asub and Bsub
+  }
+  template <class Config>
+  static constexpr auto defines() {
+    return fixed_string("");
+  }
+
+  static constexpr TextPiece helpers = {};
+  static constexpr EntryPoint product = {"gemm_register_blocking", piece(register_blocking_source)};
+  static constexpr EntryPoint product_and_strips = {};
+};
+
+}  // namespace detail
+
+// Kernel 5: B read transposed (N-contiguous), WPTN columns per work-item.
+template <int TSM, int TSN, int TSK, int WPTN>
+using TransposedB = TileConfig<TSM, TSN, TSK, 1, WPTN, 1, Family::register_blocking>;
+// Kernel 6: WPTM x WPTN blocks in registers.
+template <int TSM, int TSN, int TSK, int WPTM, int WPTN>
+using RegisterBlocking = TileConfig<TSM, TSN, TSK, WPTM, WPTN, 1, Family::register_blocking>;
+// Kernels 7 and 10: the same with VW-wide loads, independent TSM and TSN.
+template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
+using VectorLoads = TileConfig<TSM, TSN, TSK, WPTM, WPTN, VW, Family::register_blocking>;
+
+}  // namespace tilegemm

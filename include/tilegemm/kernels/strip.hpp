@@ -1,14 +1,53 @@
 // kernels/strip: the thin rows and columns of C outside a tiled corner, as many short dot products at once.
 #pragma once
 
+#include <cstddef>
+
+#include "../config/fixed_string.hpp"
+#include "program_text.hpp"
+
 namespace tilegemm::detail {
 
-// PANEL, the long-side elements of C per work-group, where the strips share a prefetch kernel's launch: few
-// work-groups beside the tiles' (with 8 per work-group, 1025 cubed took 60% longer on an H100).
+// The strip code's constants, passed to it through the preamble (strip_defines).
+inline constexpr int strip_width = 8;      // WIDTH: j per pass over K
+inline constexpr int strip_in_flight = 8;  // IN_FLIGHT: loads of X a work-item starts at once
+inline constexpr int strip_stage = 2304;   // STAGE: local elements for Y, then the partial sums (18 KB in double)
+// PANEL where the strips share a prefetch kernel's launch: few work-groups beside the tiles' (with 8 per
+// work-group, 1025 cubed took 60% longer on an H100).
 inline constexpr int fused_strip_panel = 32;
-inline constexpr int strip_stage = 2304;  // STAGE: local elements for Y, then for the partial sums (18 KB in double)
 
-inline constexpr char strip_kernel_source[] = R"CLC(
+// Whether a work-group of `panel` x `lanes` work-items can sum its partial sums in the stage: WIDTH x PANEL x
+// (LANES + 1) of them (see multiply_strip).
+constexpr bool strip_sums_fit(int panel, int lanes) { return strip_width * panel * (lanes + 1) <= strip_stage; }
+
+// Whether work-groups of `threads` work-items (a kernel's own) can run the strip code with PANEL fused_strip_panel.
+constexpr bool fused_strips_fit(int threads) {
+  return threads % fused_strip_panel == 0 && strip_sums_fit(fused_strip_panel, threads / fused_strip_panel);
+}
+
+// The strip code's preamble for work-groups of Panel x Lanes work-items.
+template <int Panel, int Lanes>
+constexpr auto strip_defines() {
+  static_assert(strip_sums_fit(Panel, Lanes), "the strip code's partial sums must fit its stage in local memory");
+  return define_line<Panel>("PANEL") + define_line<Lanes>("LANES") + define_line<strip_stage>("STAGE") +
+         define_line<strip_width>("WIDTH") + define_line<strip_in_flight>("IN_FLIGHT");
+}
+
+// Work-groups of the strip code for the strips of an m x n C outside its corner [0, corner_m) x [0, corner_n):
+// `panel` rows each of the right strip, then `panel` columns each of the bottom one.
+struct StripGroups {
+  std::size_t right = 0;
+  std::size_t bottom = 0;
+  std::size_t total() const { return right + bottom; }
+};
+inline StripGroups strip_groups(int m, int n, int corner_m, int corner_n, int panel) {
+  StripGroups groups;
+  if (corner_n < n) groups.right = (static_cast<std::size_t>(m) + panel - 1) / panel;
+  if (corner_m < m) groups.bottom = (static_cast<std::size_t>(corner_n) + panel - 1) / panel;
+  return groups;
+}
+
+inline constexpr char strip_source[] = R"CLC(
 // C(m, n) for the elements outside the corner [0, m0) x [0, n0) of the M x N result: the right strip (columns n0
 // to N of all M rows) and the bottom one (rows m0 to M of columns 0 to n0). Each strip is many short sums
 // Z(i, j) = X(i, :) . Y(:, j), with i along the strip and j across it (a few):
@@ -20,9 +59,9 @@ inline constexpr char strip_kernel_source[] = R"CLC(
 // they read serves every j. Y, which every i shares, is first copied to local memory a stretch of K at a time:
 // read from global memory by every work-item, a row of it (strided when Y is op(A) transposed) took each warp as
 // many reads as it has work-items. Operands are read as the caller stores them, at any offset and leading
-// dimension. PANEL, LANES and STAGE come from the preamble; PANEL * LANES work-items make a work-group.
-#define WIDTH 8        // j per pass over K: a work-item's sums stay in registers
-#define IN_FLIGHT 8    // loads of X a work-item starts at once
+// dimension. PANEL, LANES, STAGE, WIDTH (j per pass over K, so that a work-item's sums stay in registers) and
+// IN_FLIGHT (loads of X a work-item starts at once) come from the preamble (strip_defines on the host); PANEL * LANES
+// work-items make a work-group.
 #define STRIP_THREADS (PANEL * LANES)
 
 // X(i, k) = X[i * x_i + k * x_k] and Y(k, j) = Y[k * y_k + j * y_j] for i < count and j < width; the sums go to
@@ -89,19 +128,18 @@ inline void multiply_strip(const int tid, const int first_i, const int count, co
   }
 }
 
-// Work-group `group` of the strips outside the corner [0, m0) x [0, n0) of C: the first take PANEL rows each of
-// the right strip, the rest PANEL columns each of the bottom one (strip_groups() on the host counts them). A, B and
-// C are the caller's, at their offsets.
-inline void multiply_strips(const int tid, const int group, const int M, const int N, const int K, const int m0,
-                            const int n0, const bool trans_a, const bool trans_b, const real alpha, const real beta,
-                            __global const real* A, const int lda, __global const real* B, const int ldb,
-                            __global real* C, const int ldc, __local real* stage) {
+// Work-group `group` of the strips outside the corner [0, m0) x [0, n0) of C: the first right_groups take PANEL rows
+// each of the right strip, the others up to `groups` PANEL columns each of the bottom one (the host counts them:
+// strip_groups). A, B and C are the caller's, at their offsets.
+inline void multiply_strips(const int tid, const int group, const int right_groups, const int groups, const int M,
+                            const int N, const int K, const int m0, const int n0, const bool trans_a, const bool trans_b,
+                            const real alpha, const real beta, __global const real* A, const int lda,
+                            __global const real* B, const int ldb, __global real* C, const int ldc,
+                            __local real* stage) {
   // Steps of op(A)(m, k) and op(B)(k, n) in m, k and k, n.
   const int a_m = trans_a ? lda : 1, a_k = trans_a ? 1 : lda;
   const int b_k = trans_b ? ldb : 1, b_n = trans_b ? 1 : ldb;
-  const int right_groups = N > n0 ? (M + PANEL - 1) / PANEL : 0;
-  const int bottom_groups = M > m0 ? (n0 + PANEL - 1) / PANEL : 0;
-  if (group >= right_groups + bottom_groups) return;  // a launch's spare work-group
+  if (group >= groups) return;  // a launch's spare work-group
   if (group < right_groups) {
     multiply_strip(tid, group * PANEL, M, N - n0, K, a_m, a_k, A, b_k, b_n, B + n0 * b_n, trans_a, false, n0, M, N,
                    alpha, beta, C, ldc, stage);
@@ -111,5 +149,6 @@ inline void multiply_strips(const int tid, const int group, const int M, const i
   }
 }
 )CLC";
+inline constexpr TextPiece strip_code = piece(strip_source);
 
 }  // namespace tilegemm::detail

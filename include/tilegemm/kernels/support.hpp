@@ -1,16 +1,17 @@
-// kernels/support: the helper kernels around a product: packing operands into padded tiles, and C = beta * C.
+// kernels/support: the helper kernels around a product: packing operands into padded tiles, split-K's sum of its
+// slices, and C = beta * C.
 #pragma once
+
+#include "../config/fixed_string.hpp"
+#include "program_text.hpp"
 
 namespace tilegemm::detail {
 
-inline constexpr char pack_kernel_name[] = "pack_operand";
-inline constexpr char scale_kernel_name[] = "scale_c";
-inline constexpr char sum_slices_kernel_name[] = "sum_slices";
-inline constexpr int pack_tile = 16;  // the pack kernel's work-group is pack_tile x pack_tile
+inline constexpr int pack_tile = 16;  // PACK_TILE: the support kernels' work-groups are pack_tile x pack_tile
+inline constexpr auto support_defines_text = define_line<pack_tile>("PACK_TILE");
+inline constexpr TextPiece support_defines = piece(support_defines_text.view());
 
-inline constexpr char support_kernel_source[] = R"CLC(
-#define PACK_TILE 16
-
+inline constexpr char support_source[] = R"CLC(
 // Copies an operand into the layout the packed kernels read: dst[i * outer_padded + o] for the outer index o
 // (m of A, n of B) and the inner index i (k), zero outside the outer x inner operand. The source is read
 // column-major with leading dimension ld, contiguous along o when outer_contiguous is set and along i otherwise;
@@ -65,5 +66,10 @@ void scale_c(const int M, const int N, const real beta, __global real* C, const 
   }
 }
 )CLC";
+inline constexpr TextPiece support_code = piece(support_source);
+
+inline constexpr char pack_kernel_name[] = "pack_operand";
+inline constexpr char scale_kernel_name[] = "scale_c";
+inline constexpr char sum_slices_kernel_name[] = "sum_slices";
 
 }  // namespace tilegemm::detail

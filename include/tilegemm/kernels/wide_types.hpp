@@ -1,19 +1,22 @@
 // kernels/wide_types: family 4, vector types for loads and arithmetic, VW rows of C per work-item.
 #pragma once
 
-namespace tilegemm::detail {
+#include <cstddef>
 
-inline constexpr char wide_types_kernel_name[] = "gemm_wide_types";
-inline constexpr char wide_types_kernel_source[] = R"CLC(
+#include "../config/fixed_string.hpp"
+#include "../config/tile_config.hpp"
+#include "program_text.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+inline constexpr char wide_types_source[] = R"CLC(
 // Reads packed operands: A is M-contiguous and B N-contiguous (B transposed), both zero-padded to whole tiles,
 // addressed in vectors of VW (offsets and leading dimensions too). K is the padded depth, a multiple of TSK.
 // Each work-item holds a vector of VW consecutive rows of one column of C and updates it with one vector
 // multiply-add per step of k.
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
-void gemm_wide_types(const int M, const int N, const int K, const real alpha, const real beta,
-                     __global const realV* restrict A, const int a_offset, const int lda,
-                     __global const realV* restrict B, const int b_offset, const int ldb,
-                     __global real* C, const int c_offset, const int ldc) {
+void gemm_wide_types(GEMM_PARAMETERS(realV)) {
   const int tm = get_local_id(0);
   const int tn = get_local_id(1);
   const int tid = tn * THREADS_M + tm;
@@ -49,4 +52,35 @@ void gemm_wide_types(const int M, const int N, const int K, const real alpha, co
 }
 )CLC";
 
-}  // namespace tilegemm::detail
+template <>
+struct FamilyTraits<Family::wide_types> {
+  static constexpr char name[] = "wide_types";
+  static constexpr OperandAccess access = OperandAccess::packed;
+  static constexpr bool splits_k = false;
+
+  template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
+  static constexpr bool rules_hold() {
+    static_assert(TSM == TSN && TSN == TSK && WPTM == VW && WPTN == 1 && VW > 1,
+                  "TileConfig: the wide_types family needs square tiles (TSM == TSN == TSK), WPTM == VW > 1 and WPTN "
+                  "== 1; use WideTypes<TS, WIDTH>.");
+    return tiles_load_evenly<TSM, TSN, TSK, WPTM, WPTN, VW>();
+  }
+  static constexpr std::size_t local_memory_elements(const TileShape& t) {
+    return static_cast<std::size_t>(t.tsk) * (t.tsm + t.tsn);  // Asub and Bsub
+  }
+  template <class Config>
+  static constexpr auto defines() {
+    return fixed_string("");
+  }
+
+  static constexpr TextPiece helpers = {};
+  static constexpr EntryPoint product = {"gemm_wide_types", piece(wide_types_source)};
+  static constexpr EntryPoint product_and_strips = {};
+};
+
+}  // namespace detail
+
+template <int TS, int WIDTH>
+using WideTypes = TileConfig<TS, TS, TS, WIDTH, 1, WIDTH, Family::wide_types>;
+
+}  // namespace tilegemm

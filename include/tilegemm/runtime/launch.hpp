@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "../kernels/program_text.hpp"
+#include "call_context.hpp"
 #include "device_limits.hpp"
 #include "error.hpp"
 #include "opencl.hpp"
@@ -38,19 +39,17 @@ inline void check_work_group(const DeviceLimits& device, const std::string& what
 
 // A fresh kernel object for one call: kernel objects are not shared between threads, since clSetKernelArg on a
 // shared one is not thread-safe.
-inline cl::Kernel make_kernel(const cl::CommandQueue& queue, const ProgramText& text, std::size_t threads) {
-  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  const cl::Device device = queue.getInfo<CL_QUEUE_DEVICE>();
-  const cl::Program program = ProgramCache::instance().program(context, device, text);
+inline cl::Kernel make_kernel(const CallContext& call, const ProgramText& text, std::size_t threads) {
+  const cl::Program program = ProgramCache::instance().program(call.context, call.device, text);
   cl_int status = CL_SUCCESS;
   cl::Kernel kernel(program, text.kernel_name, &status);
   check(status, "clCreateKernel");
   std::size_t allowed = 0;
-  check(kernel.getWorkGroupInfo(device, CL_KERNEL_WORK_GROUP_SIZE, &allowed), "clGetKernelWorkGroupInfo");
+  check(kernel.getWorkGroupInfo(call.device, CL_KERNEL_WORK_GROUP_SIZE, &allowed), "clGetKernelWorkGroupInfo");
   if (threads > allowed) {
     throw Error(CL_INVALID_WORK_GROUP_SIZE, std::string("tilegemm: the compiled kernel ") + text.kernel_name +
                                                 " runs at most " + std::to_string(allowed) +
-                                                " work-items per group on " + device_limits(device).name +
+                                                " work-items per group on " + call.limits.name +
                                                 ", but its configuration needs " + std::to_string(threads) +
                                                 ". Choose a TileConfig with fewer work-items.");
   }

@@ -57,7 +57,8 @@ class ProgramCache {
 
   static cl::Program build(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
     cl_int status = CL_SUCCESS;
-    cl::Program::Sources sources{std::string(text.preamble), std::string(text.common), std::string(text.body)};
+    cl::Program::Sources sources;
+    for (std::size_t i = 0; i < text.count; ++i) sources.emplace_back(text.sources[i]);
     cl::Program program(context, sources, &status);
     detail::check(status, "clCreateProgramWithSource");
     status = detail::status_of([&] { return program.build(std::vector<cl::Device>{device}, detail::build_options); });
@@ -68,9 +69,17 @@ class ProgramCache {
       device.getInfo(CL_DEVICE_NAME, &name);
       throw Error(status, std::string("tilegemm: building the OpenCL program for kernel ") + text.kernel_name + " on " +
                               name.c_str() + " failed with " + detail::error_name(status) + ". Build log:\n" + log +
-                              "\nPreamble:\n" + std::string(text.preamble));
+                              "\nPreamble:\n" + preamble_of(text));
     }
     return program;
+  }
+
+  // The #define lines a program starts with, for build failure messages.
+  static std::string preamble_of(const detail::ProgramText& text) {
+    std::string preamble;
+    for (std::size_t i = 0; i < text.count && text.sources[i].rfind("#define", 0) == 0; ++i)
+      preamble += text.sources[i];
+    return preamble;
   }
 
   std::mutex mutex_;

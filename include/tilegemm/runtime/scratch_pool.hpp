@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "call_context.hpp"
 #include "error.hpp"
 #include "opencl.hpp"
 
@@ -22,9 +23,10 @@ class ScratchPool {
   // A buffer of the queue's context with at least `bytes` that the commands `queue` runs next may use: one
   // that no earlier command uses any more, or one whose last use was enqueued on this same in-order queue
   // (which runs commands one after the other). Hand it back with give_back() once its commands are enqueued.
-  cl::Buffer take(const cl::CommandQueue& queue, std::size_t bytes) {
-    const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
-    const bool in_order = (queue.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0;
+  cl::Buffer take(const CallContext& call, std::size_t bytes) {
+    const cl::Context& context = call.context;
+    const cl::CommandQueue& queue = call.queue;
+    const bool in_order = call.in_order;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       Slot* best = nullptr;
@@ -99,8 +101,8 @@ class ScratchPool {
 // it; if the call fails before that, the destructor drops it from the pool instead.
 class ScratchBuffer {
  public:
-  ScratchBuffer(const cl::CommandQueue& queue, std::size_t bytes)
-      : queue_(queue), buffer_(ScratchPool::instance().take(queue, bytes)) {}
+  ScratchBuffer(const CallContext& call, std::size_t bytes)
+      : queue_(call.queue), buffer_(ScratchPool::instance().take(call, bytes)) {}
   ScratchBuffer(const ScratchBuffer&) = delete;
   ScratchBuffer& operator=(const ScratchBuffer&) = delete;
   ~ScratchBuffer() {

@@ -1,0 +1,32 @@
+// config/family: the kernel families (the one list a new family joins) and how each takes its operands.
+#pragma once
+
+namespace tilegemm {
+
+// The kernel families of the SGEMM tutorial that tilegemm grew from, each selectable through a TileConfig. Each has
+// its own file under kernels/ (source, rules and FamilyTraits); kernels/families.hpp includes them all.
+enum class Family {
+  naive,              // kernel 1: one work-item per element of C, straight from global memory
+  local_tiles,        // kernels 2 and 3: square tiles in local memory, WPTN columns of C per work-item
+  wide_types,         // kernel 4: vector types, VW rows of C per work-item, one vector multiply-add per step
+  register_blocking,  // kernels 5, 6, 7 and 10: WPTM x WPTN register blocks, rectangular tiles, VW-wide loads
+  prefetch,           // kernel 9: double-buffered local memory; reads the caller's A and B in place in either layout
+  split_k,            // the prefetch kernel on slices of K in parallel, then a sum of the slices: small C, long K
+};
+
+namespace detail {
+
+// How a family's kernel reads A and B.
+enum class OperandAccess {
+  caller_layout,  // the caller's operands with their transposes (TRANS_A, TRANS_B), any size, edges checked
+  packed,         // outer-contiguous operands (A M-contiguous, B N-contiguous) of whole tiles: in place or packed
+  either_layout,  // outer- or K-contiguous operands, in place or packed; edges read the way the EdgeMode says
+};
+
+// Everything about one family, specialised in its file under kernels/: its name, how it takes operands, its rules,
+// its local memory, its OpenCL source and entry points.
+template <Family F>
+struct FamilyTraits;
+
+}  // namespace detail
+}  // namespace tilegemm

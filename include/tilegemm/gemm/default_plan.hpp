@@ -1,0 +1,131 @@
+// gemm/default_plan: the configurations AutoConfig chooses from, and the rule that chooses one per device and shape.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <utility>
+
+#include "../kernels/kernel_description.hpp"
+#include "../runtime/device_limits.hpp"
+#include "plan.hpp"
+
+namespace tilegemm::detail {
+
+// The candidates, in the order of default_candidates. The measurements behind the choice are in benchmarks/.
+enum DefaultChoice : std::size_t {
+  gpu_128x128,   // GPUs: C of many tiles
+  gpu_128x64,    //
+  gpu_64x128,    //
+  gpu_64x64,     //
+  gpu_32x32,     // GPUs: small C
+  gpu_split_k,   // GPUs: C too small to fill the device while K is long
+  cpu,           // processors (PoCL): vector arithmetic without barriers in the inner loop
+  small_groups,  // devices whose work-groups hold fewer than 256 work-items
+};
+inline constexpr std::array<KernelDescription, 8> default_candidates = {describe<Prefetch<128, 128, 8, 8, 8, 4>>,
+                                                                        describe<Prefetch<128, 64, 8, 8, 8, 4>>,
+                                                                        describe<Prefetch<64, 128, 16, 4, 8, 4>>,
+                                                                        describe<Prefetch<64, 64, 16, 4, 4, 4>>,
+                                                                        describe<Prefetch<32, 32, 16, 2, 2, 2>>,
+                                                                        describe<SplitK<64, 64, 16, 4, 4, 4>>,
+                                                                        describe<WideTypes<16, 16>>,
+                                                                        describe<MoreWorkPerThread<16, 4>>};
+
+// What the choice among the GPU candidates knows of each, measured on an NVIDIA H200 (benchmarks/README.md):
+// how many of its work-groups one compute unit runs at once (from the registers per work-item the compiler
+// reported, out of 64K per unit), its throughput once every unit is that busy, in TFLOP/s, per scalar, and
+// whether its variant that reads an element at a time keeps up (see operand_policy.hpp).
+struct CandidateModel {
+  int resident_float;
+  int resident_double;
+  double tflops_float;
+  double tflops_double;
+  bool reads_elements_well;
+};
+inline constexpr std::array<CandidateModel, 5> gpu_models = {{
+    {2, 1, 47.0, 19.8, true},   // gpu_128x128: 127 registers per work-item in float
+    {4, 2, 45.7, 17.6, false},  // gpu_128x64: 127 (128 work-items); reading elements, 138 and 30% slower
+    {3, 1, 41.1, 0.0, true},    // gpu_64x128: 80; in double it needs more than 48 KiB of local memory
+    {4, 3, 34.4, 10.6, true},   // gpu_64x64: 64
+    {8, 8, 18.4, 9.2, true},    // gpu_32x32
+}};
+
+// Whether the device can run candidate `choice` for elements of `scalar_size` bytes.
+inline bool candidate_fits(std::size_t choice, const DeviceLimits& device, std::size_t scalar_size) {
+  const KernelDescription& c = default_candidates[choice];
+  return static_cast<std::size_t>(c.threads()) <= device.max_work_group_size &&
+         c.local_memory_elements * scalar_size <= device.local_memory_bytes;
+}
+
+// Rows and columns of C that may be left outside the tiled corner for the strip code.
+inline constexpr int thin_remainder = 16;
+
+// The corner of an m x n C that whole tsm x tsn tiles cover, if what it leaves is thin (see kernels/strip.hpp);
+// otherwise all of C.
+inline std::pair<int, int> tiled_corner(int m, int n, int tsm, int tsn) {
+  const int corner_m = m / tsm * tsm;
+  const int corner_n = n / tsn * tsn;
+  if (corner_m == 0 || corner_n == 0 || m - corner_m > thin_remainder || n - corner_n > thin_remainder) return {m, n};
+  return {corner_m, corner_n};
+}
+
+// The estimated time of an m x n product (per unit of K) with GPU candidate `choice`: its tiles run in rounds of
+// `resident` work-groups per compute unit, each round taking as long as `resident` tiles at the candidate's full
+// throughput; the last round, with fewer work-groups on each unit, takes as long as the most any unit has.
+inline double estimated_time(std::size_t choice, bool is_double, int m, int n, long long units) {
+  const int tsm = default_candidates[choice].tile.tsm;
+  const int tsn = default_candidates[choice].tile.tsn;
+  const CandidateModel& model = gpu_models[choice];
+  const long long resident = is_double ? model.resident_double : model.resident_float;
+  const double tflops = is_double ? model.tflops_double : model.tflops_float;
+  const long long count = static_cast<long long>((m + tsm - 1) / tsm) * ((n + tsn - 1) / tsn);
+  const long long full_rounds = count / (units * resident);
+  const long long rest = count - full_rounds * units * resident;
+  const long long last_round = (rest + units - 1) / units;  // work-groups on the busiest unit
+  return static_cast<double>(full_rounds * resident + last_round) * tsm * tsn / tflops;
+}
+
+// The plan AutoConfig makes for a product on a device: the candidate, the corner of C its tiles cover (the thin
+// rest goes to the strip code) and how it takes the operands. Each GPU candidate is planned in full, so that the
+// choice sees the edge mode the run will use.
+inline Plan plan_default(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size) {
+  if (device.type & CL_DEVICE_TYPE_CPU) {
+    return plan_product(default_candidates[candidate_fits(cpu, device, scalar_size) ? cpu : small_groups], s, device,
+                        scalar_size);
+  }
+  const long long units = device.compute_units > 0 ? device.compute_units : 1;
+  const long long tiles_64 = static_cast<long long>((s.m + 63) / 64) * ((s.n + 63) / 64);
+  if (tiles_64 * 2 < units && s.k >= 2048 && s.k >= 4 * std::max(s.m, s.n) &&
+      candidate_fits(gpu_split_k, device, scalar_size)) {
+    return plan_product(default_candidates[gpu_split_k], s, device, scalar_size);
+  }
+  const bool is_double = scalar_size == sizeof(double);
+  bool found = false;
+  Plan best;
+  double best_time = 0;
+  for (std::size_t choice = gpu_128x128; choice <= gpu_32x32; ++choice) {
+    if ((is_double ? gpu_models[choice].tflops_double : gpu_models[choice].tflops_float) <= 0 ||
+        !candidate_fits(choice, device, scalar_size)) {
+      continue;
+    }
+    const TileShape& tile = default_candidates[choice].tile;
+    const auto [corner_m, corner_n] = tiled_corner(s.m, s.n, tile.tsm, tile.tsn);
+    PlanOptions options;
+    options.corner_m = corner_m;
+    options.corner_n = corner_n;
+    Plan plan = plan_product(default_candidates[choice], s, device, scalar_size, options);
+    // Operands that are neither whole tiles nor whole vectors are read an element at a time in small products
+    // (see operand_policy.hpp), which some candidates do slowly.
+    if (plan.variant.edges == EdgeMode::elements && !gpu_models[choice].reads_elements_well) continue;
+    const double time = estimated_time(choice, is_double, corner_m, corner_n, units);
+    if (!found || time < best_time) {
+      best = plan;
+      best_time = time;
+      found = true;
+    }
+  }
+  return found ? best : plan_product(default_candidates[small_groups], s, device, scalar_size);
+}
+
+}  // namespace tilegemm::detail

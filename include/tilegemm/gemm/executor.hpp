@@ -1,0 +1,162 @@
+// gemm/executor: carries a Plan out on a queue: packs operands, launches the kernels, and returns the last event.
+// It decides nothing; every choice is the plan's (plan.hpp).
+#pragma once
+
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "../kernels/kernel_description.hpp"
+#include "../runtime/call_context.hpp"
+#include "../runtime/error.hpp"
+#include "../runtime/launch.hpp"
+#include "../runtime/scratch_pool.hpp"
+#include "arguments.hpp"
+#include "plan.hpp"
+
+namespace tilegemm::detail {
+
+// An operand as the kernel is given it: the caller's buffer, or a pooled packed copy given back after its last use.
+struct KernelOperand {
+  cl::Buffer buffer;
+  int offset = 0;
+  int ld = 1;
+  std::unique_ptr<ScratchBuffer> copy;
+
+  void done_after(const cl::Event& last_use) {
+    if (copy) copy->give_back_after(last_use);
+  }
+};
+
+// The operand the plan says: the caller's, or a packed copy enqueued after `wait` (its event appended to `events`).
+template <class Scalar>
+KernelOperand kernel_operand(const CallContext& call, const OperandPlan& plan, const cl::Buffer& source,
+                             const Storage& storage, const std::vector<cl::Event>& wait,
+                             std::vector<cl::Event>& events) {
+  KernelOperand operand;
+  operand.offset = plan.offset;
+  operand.ld = plan.ld;
+  if (!plan.packed) {
+    operand.buffer = source;
+    return operand;
+  }
+  operand.copy = std::make_unique<ScratchBuffer>(
+      call, sizeof(Scalar) * static_cast<std::size_t>(plan.outer_padded) * static_cast<std::size_t>(plan.inner_padded));
+  operand.buffer = operand.copy->buffer();
+  cl::Kernel kernel =
+      make_kernel(call, support_program(std::is_same_v<Scalar, double>, pack_kernel_name), pack_tile * pack_tile);
+  set_args(kernel, plan.outer, plan.inner, static_cast<int>(plan.outer_contiguous), source, storage.offset, storage.ld,
+           plan.outer_padded, plan.inner_padded, operand.buffer);
+  events.push_back(enqueue(call.queue, kernel,
+                           cl::NDRange(round_up(plan.outer_padded, pack_tile), round_up(plan.inner_padded, pack_tile)),
+                           cl::NDRange(pack_tile, pack_tile), wait));
+  return operand;
+}
+
+// The arguments every GEMM entry point starts with (GEMM_PARAMETERS in kernels/common.hpp), in that order; returns
+// the index of the next one.
+template <class Scalar>
+cl_uint set_gemm_arguments(cl::Kernel& kernel, int m, int n, int k, Scalar alpha, Scalar beta, const KernelOperand& a,
+                           const KernelOperand& b, const cl::Buffer& c, int c_offset, int ldc) {
+  return set_args(kernel, m, n, k, alpha, beta, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, c, c_offset, ldc);
+}
+
+inline cl::NDRange range_of(const std::array<std::size_t, 3>& sizes, bool three_dimensions) {
+  return three_dimensions ? cl::NDRange(sizes[0], sizes[1], sizes[2]) : cl::NDRange(sizes[0], sizes[1]);
+}
+
+// C = beta * C, for k == 0 or alpha == 0, where A and B are not read (BLAS semantics).
+template <class Scalar>
+cl::Event scale_c(const CallContext& call, const GemmProblem<Scalar>& p, const std::vector<cl::Event>& wait) {
+  cl::Kernel kernel =
+      make_kernel(call, support_program(std::is_same_v<Scalar, double>, scale_kernel_name), pack_tile * pack_tile);
+  set_args(kernel, p.shape.m, p.shape.n, p.beta, p.c, p.shape.c.offset, p.shape.c.ld);
+  return enqueue(call.queue, kernel, cl::NDRange(round_up(p.shape.m, pack_tile), round_up(p.shape.n, pack_tile)),
+                 cl::NDRange(pack_tile, pack_tile), wait);
+}
+
+// The two passes of split-K: partial products of the slices into a pooled workspace, then their sum into C.
+template <class Scalar>
+cl::Event run_split_k(const CallContext& call, const Plan& plan, const GemmProblem<Scalar>& p, const KernelOperand& a,
+                      const KernelOperand& b, const std::vector<cl::Event>& ready) {
+  constexpr bool is_double = std::is_same_v<Scalar, double>;
+  const TileShape& t = plan.config.tile;
+  const int ldw = static_cast<int>(round_up(plan.corner_m, t.tsm));
+  const int slice_stride = ldw * static_cast<int>(round_up(plan.corner_n, t.tsn));
+  ScratchBuffer workspace(call, sizeof(Scalar) * static_cast<std::size_t>(plan.slices) * slice_stride);
+  cl::Kernel slices = make_kernel(call, gemm_program(plan.config, is_double, plan.variant), plan.config.threads());
+  set_args(slices, plan.corner_m, plan.corner_n, plan.depth, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld,
+           workspace.buffer(), slice_stride, ldw, plan.k_per_slice);
+  const cl::Event partial = enqueue(call.queue, slices, range_of(plan.global, true), range_of(plan.local, true), ready);
+  cl::Kernel sum = make_kernel(call, support_program(is_double, sum_slices_kernel_name), pack_tile * pack_tile);
+  set_args(sum, plan.corner_m, plan.corner_n, plan.slices, p.alpha, p.beta, workspace.buffer(), slice_stride, ldw, p.c,
+           p.shape.c.offset, p.shape.c.ld);
+  const cl::Event done =
+      enqueue(call.queue, sum, cl::NDRange(round_up(plan.corner_m, pack_tile), round_up(plan.corner_n, pack_tile)),
+              cl::NDRange(pack_tile, pack_tile), {partial});
+  workspace.give_back_after(done);
+  return done;
+}
+
+// The elements of C outside the plan's corner, by the remainder kernel (kernels/remainder.hpp).
+template <class Scalar>
+cl::Event run_remainder(const CallContext& call, const Plan& plan, const GemmProblem<Scalar>& p,
+                        const std::vector<cl::Event>& wait) {
+  constexpr std::size_t threads = remainder_panel * remainder_lanes;
+  const GemmShape& s = p.shape;
+  cl::Kernel kernel =
+      make_kernel(call, remainder_program(std::is_same_v<Scalar, double>, s.trans_a, s.trans_b), threads);
+  set_args(kernel, s.m, s.n, s.k, plan.corner_m, plan.corner_n, p.alpha, p.beta, p.a, s.a.offset, s.a.ld, p.b,
+           s.b.offset, s.b.ld, p.c, s.c.offset, s.c.ld, static_cast<int>(plan.strip_groups.right),
+           static_cast<int>(plan.strip_groups.total()));
+  return enqueue(call.queue, kernel, cl::NDRange(plan.strip_groups.total() * threads), cl::NDRange(threads), wait);
+}
+
+// The product the plan describes: packed copies where it says, the kernel on the corner (with the strips in the
+// same launch where fused), split-K's second pass, the remainder kernel. The event completes with all of C.
+template <class Scalar>
+cl::Event run_product(const CallContext& call, const Plan& plan, const GemmProblem<Scalar>& p,
+                      const std::vector<cl::Event>& wait) {
+  const GemmShape& s = p.shape;
+  std::vector<cl::Event> ready = wait;
+  KernelOperand a = kernel_operand<Scalar>(call, plan.a, p.a, s.a, wait, ready);
+  KernelOperand b = kernel_operand<Scalar>(call, plan.b, p.b, s.b, wait, ready);
+  cl::Event done;
+  if (plan.config.splits_k) {
+    done = run_split_k(call, plan, p, a, b, ready);
+  } else {
+    cl::Kernel kernel = make_kernel(call, gemm_program(plan.config, std::is_same_v<Scalar, double>, plan.variant),
+                                    plan.config.threads());
+    const cl_uint next = set_gemm_arguments(kernel, plan.corner_m, plan.corner_n, plan.depth, p.alpha, p.beta, a, b,
+                                            p.c, s.c.offset, s.c.ld);
+    if (plan.strips == StripWork::fused) {  // the whole product, for the work-groups that multiply its strips
+      set_args_from(kernel, next, s.m, s.n, s.k, (s.trans_a ? 1 : 0) | (s.trans_b ? 2 : 0), p.a, s.a.offset, s.a.ld,
+                    p.b, s.b.offset, s.b.ld, static_cast<int>(plan.tile_rows),
+                    static_cast<int>(plan.strip_groups.right), static_cast<int>(plan.strip_groups.total()));
+    }
+    done = enqueue(call.queue, kernel, range_of(plan.global, false), range_of(plan.local, false), ready);
+  }
+  a.done_after(done);
+  b.done_after(done);
+  if (plan.strips == StripWork::remainder_kernel) done = run_remainder(call, plan, p, {done});
+  return done;
+}
+
+// Carries out `plan` for problem p after `wait`; the returned event completes with C.
+template <class Scalar>
+cl::Event execute(const CallContext& call, const Plan& plan, const GemmProblem<Scalar>& p,
+                  const std::vector<cl::Event>& wait) {
+  switch (plan.work) {
+    case Work::nothing: {
+      cl::Event done;
+      check(call.queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &done), "clEnqueueMarkerWithWaitList");
+      return done;
+    }
+    case Work::scale_c:
+      return scale_c(call, p, wait);
+    default:
+      return run_product(call, plan, p, wait);
+  }
+}
+
+}  // namespace tilegemm::detail

@@ -1,0 +1,247 @@
+// gemm/plan: how a product will run, decided before anything runs by pure functions of the problem's shape and a
+// description of the device: the configuration, the corner and strips, the edge mode, the packing of each operand,
+// split-K and the launch sizes. The executor (executor.hpp) only carries a Plan out; tests assert plans directly.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstddef>
+
+#include "../kernels/kernel_description.hpp"
+#include "../runtime/device_limits.hpp"
+#include "../runtime/error.hpp"
+#include "../runtime/launch.hpp"
+#include "arguments.hpp"
+#include "operand_policy.hpp"
+
+namespace tilegemm::detail {
+
+enum class Work {
+  nothing,  // C is empty
+  scale_c,  // k == 0 or alpha == 0: C = beta * C, A and B unread (BLAS)
+  product,
+};
+
+// Where the rows and columns of C outside a tiled corner are multiplied.
+enum class StripWork {
+  none,              // the tiles cover all of C
+  fused,             // extra work-groups of the tiles' own launch (the configuration's product_and_strips)
+  remainder_kernel,  // the remainder kernel, after the tiles
+};
+
+// How the kernel reads one operand: in place (the caller's buffer) or through a copy that the pack kernel makes,
+// outer-contiguous and zero-padded to whole tiles. `offset` and `ld` are what the kernel is given, in units of
+// `unit` elements (its vector width, or 1).
+struct OperandPlan {
+  bool packed = false;
+  bool k_contiguous = false;  // the layout the kernel reads: K-contiguous, or outer-contiguous (m of A, n of B)
+  int unit = 1;
+  int offset = 0;
+  int ld = 1;
+  // For a packed copy: the operand as the pack kernel reads it (outer x inner, contiguous along outer or not) and
+  // the copy's padded size.
+  int outer = 0;
+  int inner = 0;
+  bool outer_contiguous = false;
+  int outer_padded = 0;
+  int inner_padded = 0;
+};
+
+struct Plan {
+  Work work = Work::nothing;
+  KernelDescription config;
+  Variant variant;
+  int corner_m = 0;  // the rows and columns of C that whole tiles compute (all of C unless strips are left over)
+  int corner_n = 0;
+  StripWork strips = StripWork::none;
+  StripGroups strip_groups;  // the strip code's work-groups
+  OperandPlan a;
+  OperandPlan b;
+  int depth = 0;   // K as the kernel reads it: whole tiles of it where it does not check edges
+  int slices = 1;  // split-K: slices of K multiplied in parallel, k_per_slice deep each, summed after
+  int k_per_slice = 0;
+  std::array<std::size_t, 3> global{{1, 1, 1}};  // the product kernel's launch
+  std::array<std::size_t, 3> local{{1, 1, 1}};
+  std::size_t tile_rows = 0;  // fused strips: rows of tile work-groups (dimension 1) before the strips' rows
+};
+
+// What a caller may ask of the planner beyond the problem: how operands that do not fill whole tiles are read
+// (tests use the other policies), and a corner of C for the tiles (the rest goes to the strip code).
+struct PlanOptions {
+  EdgePolicy policy = EdgePolicy::by_size;
+  int corner_m = -1;  // -1: all of C
+  int corner_n = -1;
+};
+
+inline void require_fp64(const DeviceLimits& device, std::size_t scalar_size) {
+  if (scalar_size == sizeof(double) && !device.fp64) {
+    throw Error(CL_INVALID_OPERATION, "tilegemm: " + device.name +
+                                          " does not support double precision (cl_khr_fp64). Multiply float matrices, "
+                                          "or choose a device with fp64 through TILEGEMM_DEVICE or your own queue.");
+  }
+}
+
+// The caller's operand as it is, in units of `unit` elements.
+inline OperandPlan in_place(const Storage& s, bool outer_contiguous, int unit) {
+  OperandPlan plan;
+  plan.k_contiguous = !outer_contiguous;
+  plan.unit = unit;
+  plan.offset = s.offset / unit;
+  plan.ld = s.ld / unit;
+  return plan;
+}
+
+// A copy made by the pack kernel: outer-contiguous, zero-padded to whole outer_tile x inner_tile tiles.
+inline OperandPlan packed_copy(int outer, int inner, bool outer_contiguous, int outer_tile, int inner_tile, int unit) {
+  const long long outer_padded = static_cast<long long>(round_up(outer, outer_tile));
+  const long long inner_padded = static_cast<long long>(round_up(inner, inner_tile));
+  require(outer_padded * inner_padded <= INT_MAX,
+          "an operand padded to whole tiles would exceed 2^31 - 1 elements; use a smaller problem.");
+  OperandPlan plan;
+  plan.packed = true;
+  plan.unit = unit;
+  plan.ld = static_cast<int>(outer_padded) / unit;
+  plan.outer = outer;
+  plan.inner = inner;
+  plan.outer_contiguous = outer_contiguous;
+  plan.outer_padded = static_cast<int>(outer_padded);
+  plan.inner_padded = static_cast<int>(inner_padded);
+  return plan;
+}
+
+// Whether an operand (outer x inner as the kernel sees it) fills whole tiles at whole vectors of offset and leading
+// dimension, and whether its contiguous extent, offset and leading dimension are whole vectors.
+inline bool fills_whole_tiles(const Storage& s, int outer, int inner, int outer_tile, int inner_tile, int vw) {
+  return outer % outer_tile == 0 && inner % inner_tile == 0 && s.offset % vw == 0 && s.ld % vw == 0;
+}
+inline bool whole_vectors(const Storage& s, int outer, int inner, bool outer_contiguous, int vw) {
+  return s.offset % vw == 0 && s.ld % vw == 0 && (outer_contiguous ? outer : inner) % vw == 0;
+}
+
+// The families that read packed operands: in place where the caller's operand is outer-contiguous and fills whole
+// tiles, else a packed copy. The kernel reads whole tiles of K.
+inline void plan_packed_operands(Plan& plan, const GemmShape& s) {
+  const TileShape& t = plan.config.tile;
+  const bool a_outer = !s.trans_a;  // A is M-contiguous, B N-contiguous: outer-contiguous
+  const bool b_outer = s.trans_b;
+  plan.a = a_outer && fills_whole_tiles(s.a, s.m, s.k, t.tsm, t.tsk, t.vw)
+               ? in_place(s.a, true, t.vw)
+               : packed_copy(s.m, s.k, a_outer, t.tsm, t.tsk, t.vw);
+  plan.b = b_outer && fills_whole_tiles(s.b, s.n, s.k, t.tsn, t.tsk, t.vw)
+               ? in_place(s.b, true, t.vw)
+               : packed_copy(s.n, s.k, b_outer, t.tsn, t.tsk, t.vw);
+  plan.depth = static_cast<int>(round_up(s.k, t.tsk));
+}
+
+// The families that read either layout (prefetch, split-K): each operand in place or packed, and the edge mode to
+// match (see operand_policy.hpp and kernels/prefetch.hpp).
+inline void plan_either_layout_operands(Plan& plan, const GemmShape& s, EdgePolicy policy) {
+  const TileShape& t = plan.config.tile;
+  const bool a_outer = !s.trans_a;
+  const bool b_outer = s.trans_b;
+  const bool a_whole = fills_whole_tiles(s.a, s.m, s.k, t.tsm, t.tsk, t.vw);
+  const bool b_whole = fills_whole_tiles(s.b, s.n, s.k, t.tsn, t.tsk, t.vw);
+  const bool a_vectors = whole_vectors(s.a, s.m, s.k, a_outer, t.vw);
+  const bool b_vectors = whole_vectors(s.b, s.n, s.k, b_outer, t.vw);
+  const bool small = static_cast<double>(s.m) * s.n * s.k <= edges_in_place_up_to;
+  if (policy == EdgePolicy::elements ||
+      (policy == EdgePolicy::by_size && !(a_whole && b_whole) && !(a_vectors && b_vectors) && small)) {
+    plan.variant.edges = EdgeMode::elements;
+    plan.a = in_place(s.a, a_outer, 1);
+    plan.b = in_place(s.b, b_outer, 1);
+  } else {
+    // In place where whole tiles, or whole vectors unless the policy says pack; but a K-contiguous operand reused
+    // over many rows (B) or columns (A) of C is packed, since the kernel reads an outer-contiguous one faster.
+    const bool vectors_ok = policy != EdgePolicy::pack;
+    const bool a_in_place = (a_whole || (vectors_ok && a_vectors)) && (a_outer || s.n < pack_k_contiguous_from);
+    const bool b_in_place = (b_whole || (vectors_ok && b_vectors)) && (b_outer || s.m < pack_k_contiguous_from);
+    plan.a = a_in_place ? in_place(s.a, a_outer, t.vw) : packed_copy(s.m, s.k, a_outer, t.tsm, t.tsk, t.vw);
+    plan.b = b_in_place ? in_place(s.b, b_outer, t.vw) : packed_copy(s.n, s.k, b_outer, t.tsn, t.tsk, t.vw);
+    const bool edges = (a_in_place && !a_whole) || (b_in_place && !b_whole);
+    plan.variant.edges = edges ? EdgeMode::vectors : EdgeMode::whole_tiles;
+  }
+  plan.variant.flag_a = plan.a.k_contiguous;
+  plan.variant.flag_b = plan.b.k_contiguous;
+  // The kernel reads K as it is where it checks edges, and whole tiles of it otherwise (packed copies are padded).
+  plan.depth = plan.variant.edges == EdgeMode::whole_tiles ? static_cast<int>(round_up(s.k, t.tsk)) : s.k;
+}
+
+// Split-K: enough slices of K to give the device two work-groups per compute unit, each slice at least four tiles
+// deep (a multiple of the tile depth).
+inline void plan_split_k(Plan& plan, unsigned compute_units) {
+  const TileShape& t = plan.config.tile;
+  const long long tiles = static_cast<long long>(plan.global[0] / plan.local[0]) * (plan.global[1] / plan.local[1]);
+  const int k_tiles = (plan.depth + t.tsk - 1) / t.tsk;
+  const long long wanted = (2LL * compute_units + tiles - 1) / tiles;
+  const int slices = static_cast<int>(std::max(1LL, std::min<long long>(wanted, k_tiles / 4)));
+  const int tiles_per_slice = (k_tiles + slices - 1) / slices;
+  plan.slices = (k_tiles + tiles_per_slice - 1) / tiles_per_slice;
+  plan.k_per_slice = tiles_per_slice * t.tsk;
+  const long long workspace = plan.slices * static_cast<long long>(round_up(plan.corner_m, t.tsm)) *
+                              static_cast<long long>(round_up(plan.corner_n, t.tsn));
+  require(workspace <= INT_MAX, "the split-K workspace would exceed 2^31 - 1 elements; use a smaller C.");
+  plan.global[2] = static_cast<std::size_t>(plan.slices);
+}
+
+// Whether the configuration's launch can multiply the strips outside a corner too: it has such an entry point and
+// the device's local memory has room for the strip code's stage beside its tiles.
+inline bool fuses_strips_on(const KernelDescription& config, const DeviceLimits& device, std::size_t scalar_size) {
+  return config.fuses_strips && (config.local_memory_elements + strip_stage) * scalar_size <= device.local_memory_bytes;
+}
+
+// The plan of a product with one configuration. Throws tilegemm::Error when the device cannot run it.
+inline Plan plan_product(const KernelDescription& config, const GemmShape& s, const DeviceLimits& device,
+                         std::size_t scalar_size, const PlanOptions& options = {}) {
+  check_work_group(device, config.name(), config.threads_m, config.threads_n,
+                   config.local_memory_elements * scalar_size);
+  Plan plan;
+  plan.work = Work::product;
+  plan.config = config;
+  plan.corner_m = options.corner_m < 0 ? s.m : options.corner_m;
+  plan.corner_n = options.corner_n < 0 ? s.n : options.corner_n;
+  if (plan.corner_m < s.m || plan.corner_n < s.n) {
+    const bool fused = fuses_strips_on(config, device, scalar_size);
+    plan.strips = fused ? StripWork::fused : StripWork::remainder_kernel;
+    plan.strip_groups =
+        strip_groups(s.m, s.n, plan.corner_m, plan.corner_n, fused ? fused_strip_panel : remainder_panel);
+  }
+  GemmShape corner = s;  // the corner starts at C's first element: same offsets, fewer rows and columns
+  corner.m = plan.corner_m;
+  corner.n = plan.corner_n;
+  const TileShape& t = config.tile;
+  plan.global = {round_up(corner.m, t.tsm) / t.wptm, round_up(corner.n, t.tsn) / t.wptn, 1};
+  plan.local = {static_cast<std::size_t>(config.threads_m), static_cast<std::size_t>(config.threads_n), 1};
+  switch (config.access) {
+    case OperandAccess::caller_layout:
+      plan.variant.flag_a = s.trans_a;
+      plan.variant.flag_b = s.trans_b;
+      plan.a = in_place(s.a, !s.trans_a, 1);
+      plan.b = in_place(s.b, s.trans_b, 1);
+      plan.depth = s.k;
+      break;
+    case OperandAccess::packed:
+      plan_packed_operands(plan, corner);
+      break;
+    case OperandAccess::either_layout:
+      plan_either_layout_operands(plan, corner, options.policy);
+      break;
+  }
+  if (config.splits_k) plan_split_k(plan, device.compute_units);
+  if (plan.strips == StripWork::fused) {  // the strips' work-groups: rows of them past the tiles' in dimension 1
+    plan.variant.strips = true;
+    const std::size_t tile_columns = plan.global[0] / plan.local[0];
+    plan.tile_rows = plan.global[1] / plan.local[1];
+    plan.global[1] += (plan.strip_groups.total() + tile_columns - 1) / tile_columns * plan.local[1];
+  }
+  return plan;
+}
+
+// A plan that does no product: an empty C, or C = beta * C.
+inline Plan plan_without_product(Work work) {
+  Plan plan;
+  plan.work = work;
+  return plan;
+}
+
+}  // namespace tilegemm::detail

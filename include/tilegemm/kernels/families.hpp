@@ -1,0 +1,9 @@
+// kernels/families: every kernel family's file (a new family's file is added here and in config/family.hpp).
+#pragma once
+
+#include "local_tiles.hpp"
+#include "naive.hpp"
+#include "prefetch.hpp"
+#include "register_blocking.hpp"
+#include "split_k.hpp"
+#include "wide_types.hpp"

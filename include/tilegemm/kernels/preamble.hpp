@@ -1,0 +1,94 @@
+// kernels/preamble: the #define lines a program starts with: the scalar type, the configuration and the variant.
+#pragma once
+
+#include <array>
+#include <cstddef>
+
+#include "../config/family.hpp"
+#include "../config/fixed_string.hpp"
+#include "../config/scalar.hpp"
+#include "program_text.hpp"
+#include "variant.hpp"
+
+namespace tilegemm::detail {
+
+// `real` and `realV` for float or double and each vector width.
+template <class Scalar, int Width>
+inline constexpr auto scalar_preamble_text = scalar_preamble<Scalar, Width>();
+inline constexpr std::array<TextPiece, 5> float_pieces = {
+    piece(scalar_preamble_text<float, 1>.view()), piece(scalar_preamble_text<float, 2>.view()),
+    piece(scalar_preamble_text<float, 4>.view()), piece(scalar_preamble_text<float, 8>.view()),
+    piece(scalar_preamble_text<float, 16>.view())};
+inline constexpr std::array<TextPiece, 5> double_pieces = {
+    piece(scalar_preamble_text<double, 1>.view()), piece(scalar_preamble_text<double, 2>.view()),
+    piece(scalar_preamble_text<double, 4>.view()), piece(scalar_preamble_text<double, 8>.view()),
+    piece(scalar_preamble_text<double, 16>.view())};
+
+inline TextPiece scalar_piece(bool is_double, int vector_width) {
+  const std::size_t index = vector_width == 1   ? 0
+                            : vector_width == 2 ? 1
+                            : vector_width == 4 ? 2
+                            : vector_width == 8 ? 3
+                                                : 4;
+  return is_double ? double_pieces[index] : float_pieces[index];
+}
+
+// The configuration's sizes and what is derived from them, then the family's own lines.
+template <class Config>
+constexpr auto tile_defines() {
+  return define_line<Config::TSM>("TSM") + define_line<Config::TSN>("TSN") + define_line<Config::TSK>("TSK") +
+         define_line<Config::WPTM>("WPTM") + define_line<Config::WPTN>("WPTN") + define_line<Config::VW>("VW") +
+         define_line<Config::threads_m>("THREADS_M") + define_line<Config::threads_n>("THREADS_N") +
+         define_line<Config::threads>("THREADS") + define_line<Config::loads_a>("LOADS_A") +
+         define_line<Config::loads_b>("LOADS_B");
+}
+template <class Config>
+inline constexpr auto config_preamble_text =
+    tile_defines<Config>() + FamilyTraits<Config::family>::template defines<Config>();
+
+// The variant's lines: the transposes for the families that read the caller's operands, the layouts and the edge
+// mode (with the modes' names) for those that read either layout, nothing for the packed ones.
+template <bool A, bool B>
+inline constexpr auto transposes_text = define_line<A>("TRANS_A") + define_line<B>("TRANS_B");
+inline constexpr auto edge_mode_names = define_line<static_cast<int>(EdgeMode::whole_tiles)>("EDGES_WHOLE_TILES") +
+                                        define_line<static_cast<int>(EdgeMode::vectors)>("EDGES_VECTORS") +
+                                        define_line<static_cast<int>(EdgeMode::elements)>("EDGES_ELEMENTS");
+template <bool A, bool B, EdgeMode Edges>
+inline constexpr auto layouts_text = edge_mode_names + define_line<A>("A_K_CONTIGUOUS") +
+                                     define_line<B>("B_K_CONTIGUOUS") + define_line<static_cast<int>(Edges)>("EDGES");
+
+template <bool A, bool B>
+constexpr TextPiece layouts_piece(EdgeMode edges) {
+  switch (edges) {
+    case EdgeMode::vectors:
+      return piece(layouts_text<A, B, EdgeMode::vectors>.view());
+    case EdgeMode::elements:
+      return piece(layouts_text<A, B, EdgeMode::elements>.view());
+    default:
+      return piece(layouts_text<A, B, EdgeMode::whole_tiles>.view());
+  }
+}
+
+inline TextPiece variant_piece(OperandAccess access, const Variant& v) {
+  static constexpr std::array<TextPiece, 4> transposes = {
+      piece(transposes_text<false, false>.view()), piece(transposes_text<true, false>.view()),
+      piece(transposes_text<false, true>.view()), piece(transposes_text<true, true>.view())};
+  static constexpr std::array<TextPiece, 12> layouts = {
+      layouts_piece<false, false>(EdgeMode::whole_tiles), layouts_piece<true, false>(EdgeMode::whole_tiles),
+      layouts_piece<false, true>(EdgeMode::whole_tiles),  layouts_piece<true, true>(EdgeMode::whole_tiles),
+      layouts_piece<false, false>(EdgeMode::vectors),     layouts_piece<true, false>(EdgeMode::vectors),
+      layouts_piece<false, true>(EdgeMode::vectors),      layouts_piece<true, true>(EdgeMode::vectors),
+      layouts_piece<false, false>(EdgeMode::elements),    layouts_piece<true, false>(EdgeMode::elements),
+      layouts_piece<false, true>(EdgeMode::elements),     layouts_piece<true, true>(EdgeMode::elements)};
+  const std::size_t flags = (v.flag_a ? 1 : 0) + (v.flag_b ? 2 : 0);
+  switch (access) {
+    case OperandAccess::caller_layout:
+      return transposes[flags];
+    case OperandAccess::either_layout:
+      return layouts[flags + 4 * static_cast<std::size_t>(v.edges)];
+    default:
+      return {};
+  }
+}
+
+}  // namespace tilegemm::detail

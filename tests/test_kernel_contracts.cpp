@@ -1,0 +1,113 @@
+// test_kernel_contracts: what the host and the OpenCL C of each family must agree on, read back from the compiled
+// kernels: the local memory the planner counts and the arguments the executor sets, in order.
+#include <string>
+#include <tilegemm/core.hpp>
+#include <type_traits>
+#include <vector>
+
+#include "catch.hpp"
+
+namespace {
+
+using namespace tilegemm::detail;
+
+// The arguments the executor sets (executor.hpp), in order.
+const std::vector<std::string> gemm_arguments = {"M",   "N", "K",        "alpha", "beta", "A",        "a_offset",
+                                                 "lda", "B", "b_offset", "ldb",   "C",    "c_offset", "ldc"};
+const std::vector<std::string> strip_arguments = {
+    "M_all", "N_all",        "K_all",   "transposes", "A_all",        "a_offset_all", "lda_all",
+    "B_all", "b_offset_all", "ldb_all", "tile_rows",  "right_groups", "strip_groups"};
+const std::vector<std::string> split_k_arguments = {
+    "M", "N", "K", "A", "a_offset", "lda", "B", "b_offset", "ldb", "W", "slice_stride", "ldw", "k_per_slice"};
+
+std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// The kernel's argument names, or none where the driver keeps no argument information.
+std::vector<std::string> argument_names(const cl::Kernel& kernel) {
+  std::vector<std::string> names;
+  const cl_uint count = kernel.getInfo<CL_KERNEL_NUM_ARGS>();
+  for (cl_uint i = 0; i < count; ++i) {
+    std::string name;
+    if (kernel.getArgInfo(i, CL_KERNEL_ARG_NAME, &name) != CL_SUCCESS) return {};
+    while (!name.empty() && name.back() == '\0') name.pop_back();
+    names.push_back(name);
+  }
+  return names;
+}
+
+void check_arguments_of(const cl::Kernel& kernel, const std::vector<std::string>& expected) {
+  CHECK(kernel.getInfo<CL_KERNEL_NUM_ARGS>() == expected.size());
+  const std::vector<std::string> names = argument_names(kernel);
+  if (names.empty()) {
+    WARN("the driver keeps no kernel argument names; their order is not checked here");
+  } else {
+    CHECK(names == expected);
+  }
+}
+
+template <class Config, class Scalar>
+void check_config(const CallContext& call) {
+  const KernelDescription& config = describe<Config>;
+  INFO(config.name() << (std::is_same_v<Scalar, double> ? " double" : " float"));
+  if (config.local_memory_elements * sizeof(Scalar) > call.limits.local_memory_bytes) return;  // refused anyway
+  std::vector<Variant> variants = {Variant{}};
+  if (config.fuses_strips) variants.push_back(Variant{false, false, EdgeMode::whole_tiles, true});
+  for (const Variant& variant : variants) {
+    INFO("strips " << variant.strips);
+    const std::size_t stage = variant.strips ? strip_stage : 0;
+    if ((config.local_memory_elements + stage) * sizeof(Scalar) > call.limits.local_memory_bytes) continue;
+    const cl::Kernel kernel =
+        make_kernel(call, gemm_program(config, std::is_same_v<Scalar, double>, variant), config.threads());
+    CHECK(kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(call.device) ==
+          (config.local_memory_elements + stage) * sizeof(Scalar));
+    if (config.splits_k) {
+      check_arguments_of(kernel, split_k_arguments);
+    } else {
+      check_arguments_of(kernel, variant.strips ? gemm_arguments + strip_arguments : gemm_arguments);
+    }
+  }
+}
+
+template <class Scalar>
+void check_families(const CallContext& call) {
+  check_config<tilegemm::Naive<8, 8>, Scalar>(call);
+  check_config<tilegemm::LocalTiles<16>, Scalar>(call);
+  check_config<tilegemm::MoreWorkPerThread<16, 4>, Scalar>(call);
+  check_config<tilegemm::WideTypes<16, 16>, Scalar>(call);
+  check_config<tilegemm::RegisterBlocking<64, 64, 16, 4, 4>, Scalar>(call);
+  check_config<tilegemm::VectorLoads<160, 160, 16, 10, 10, 2>, Scalar>(call);
+  check_config<tilegemm::Prefetch<128, 128, 8, 8, 8, 4>, Scalar>(call);
+  check_config<tilegemm::Prefetch<128, 64, 8, 8, 8, 4>, Scalar>(call);
+  check_config<tilegemm::Prefetch<64, 128, 16, 4, 8, 4>, Scalar>(call);
+  check_config<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, Scalar>(call);
+  check_config<tilegemm::Prefetch<32, 32, 16, 2, 2, 2>, Scalar>(call);
+  check_config<tilegemm::SplitK<64, 64, 16, 4, 4, 4>, Scalar>(call);
+}
+
+}  // namespace
+
+TEST_CASE("each family's kernels use the local memory the planner counts and take the arguments the executor sets",
+          "[contracts]") {
+  const CallContext call = CallContext::of(tilegemm::default_queue());
+  check_families<float>(call);
+  if (call.limits.fp64) check_families<double>(call);
+}
+
+TEST_CASE("the helper kernels take the arguments the executor sets", "[contracts]") {
+  const CallContext call = CallContext::of(tilegemm::default_queue());
+  const cl::Kernel remainder =
+      make_kernel(call, remainder_program(false, false, true), remainder_panel * remainder_lanes);
+  check_arguments_of(remainder, {"M", "N", "K", "m0", "n0", "alpha", "beta", "A", "a_offset", "lda", "B", "b_offset",
+                                 "ldb", "C", "c_offset", "ldc", "right_groups", "groups"});
+  CHECK(remainder.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(call.device) == strip_stage * sizeof(float));
+  check_arguments_of(
+      make_kernel(call, support_program(false, pack_kernel_name), pack_tile * pack_tile),
+      {"outer", "inner", "outer_contiguous", "src", "src_offset", "ld", "outer_padded", "inner_padded", "dst"});
+  check_arguments_of(make_kernel(call, support_program(false, sum_slices_kernel_name), pack_tile * pack_tile),
+                     {"M", "N", "slices", "alpha", "beta", "W", "slice_stride", "ldw", "C", "c_offset", "ldc"});
+  check_arguments_of(make_kernel(call, support_program(false, scale_kernel_name), pack_tile * pack_tile),
+                     {"M", "N", "beta", "C", "c_offset", "ldc"});
+}

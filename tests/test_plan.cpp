@@ -1,0 +1,285 @@
+// test_plan: the device-free planner on hand-written device descriptions: which configuration, corner and strips,
+// edge mode, packing of each operand, split-K and launch sizes a product gets, and the errors it raises.
+#include <string>
+#include <tilegemm/core.hpp>
+
+#include "catch.hpp"
+
+namespace {
+
+using namespace tilegemm::detail;
+
+// An H200 as OpenCL describes it: the default plan is chosen from this alone, so it can be checked without one.
+DeviceLimits h200() {
+  DeviceLimits device;
+  device.name = "NVIDIA H200";
+  device.type = CL_DEVICE_TYPE_GPU;
+  device.compute_units = 132;
+  device.max_work_group_size = 1024;
+  device.max_work_item_sizes = {1024, 1024, 64};
+  device.local_memory_bytes = 48 * 1024;
+  device.fp64 = true;
+  return device;
+}
+
+// op(A) m x k times op(B) k x n, each stored densely as the caller would (leading dimension = rows as stored).
+GemmShape shape(int m, int n, int k, bool trans_a = false, bool trans_b = false) {
+  GemmShape s;
+  s.trans_a = trans_a;
+  s.trans_b = trans_b;
+  s.m = m;
+  s.n = n;
+  s.k = k;
+  s.a = {0, trans_a ? k : m};
+  s.b = {0, trans_b ? n : k};
+  s.c = {0, m};
+  return s;
+}
+
+bool chose(const Plan& plan, DefaultChoice choice) { return plan.config.name() == default_candidates[choice].name(); }
+
+template <class Config>
+Plan plan_with(const GemmShape& s, EdgePolicy policy = EdgePolicy::by_size, std::size_t scalar_size = 4) {
+  PlanOptions options;
+  options.policy = policy;
+  return plan_product(describe<Config>, s, h200(), scalar_size, options);
+}
+
+using Prefetch64 = tilegemm::Prefetch<64, 64, 16, 4, 4, 4>;
+
+// The code of the tilegemm::Error that `body` throws; 0 when it throws nothing.
+template <class Body>
+cl_int error_code(Body&& body) {
+  try {
+    body();
+  } catch (const tilegemm::Error& e) {
+    return e.code();
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("the default plan picks the configurations that measured fastest on an H200", "[unit][plan]") {
+  const auto plan = [](std::size_t scalar_size, int m, int n, int k) {
+    return plan_default(shape(m, n, k), h200(), scalar_size);
+  };
+  // The winners of benchmarks/h200-float.csv and h200-double.csv, square sizes.
+  CHECK(chose(plan(4, 1024, 1024, 1024), gpu_128x64));
+  CHECK(chose(plan(4, 2048, 2048, 2048), gpu_128x128));
+  CHECK(chose(plan(4, 3072, 3072, 3072), gpu_128x64));
+  CHECK(chose(plan(4, 4096, 4096, 4096), gpu_128x128));
+  CHECK(chose(plan(4, 8192, 8192, 8192), gpu_128x128));
+  CHECK(chose(plan(8, 1024, 1024, 1024), gpu_128x64));
+  CHECK(chose(plan(8, 4096, 4096, 4096), gpu_128x128));
+  CHECK(chose(plan(4, 2000, 2000, 2000), gpu_128x128));
+  // Small C with a long K: split-K. Tiny C: the smallest tiles.
+  CHECK(chose(plan(4, 128, 128, 131072), gpu_split_k));
+  CHECK(chose(plan(4, 100, 100, 100), gpu_32x32));
+  // Less local memory than the large tiles need in double: a candidate that fits.
+  DeviceLimits small = h200();
+  small.local_memory_bytes = 32 * 1024;
+  const Plan fallback = plan_default(shape(4096, 4096, 4096), small, 8);
+  CHECK((chose(fallback, gpu_128x64) || chose(fallback, gpu_64x64) || chose(fallback, gpu_32x32)));
+  // Processors get the vector kernel, devices with small work-groups the one made for them.
+  DeviceLimits cpu = h200();
+  cpu.type = CL_DEVICE_TYPE_CPU;
+  CHECK(chose(plan_default(shape(512, 512, 512), cpu, 4), DefaultChoice::cpu));
+  DeviceLimits narrow = h200();
+  narrow.max_work_group_size = 64;
+  CHECK(chose(plan_default(shape(512, 512, 512), narrow, 4), small_groups));
+}
+
+TEST_CASE("just past a multiple of the tiles, the default plan tiles the corner and leaves strips", "[unit][plan]") {
+  const Plan past = plan_default(shape(1025, 1025, 1025), h200(), 4);
+  CHECK(past.corner_m == 1024);
+  CHECK(past.corner_n == 1024);
+  // K = 1025 and lda = 1025 are no whole vectors: element loads, which 128x64 tiles do slowly.
+  CHECK(chose(past, gpu_64x128));
+  CHECK(past.variant.edges == EdgeMode::elements);
+  CHECK(past.strips == StripWork::fused);
+  CHECK(past.variant.strips);
+  // 1000 is no multiple of 128 by far: all of C, read in place a vector at a time.
+  const Plan odd = plan_default(shape(1000, 1000, 1000), h200(), 4);
+  CHECK(odd.corner_m == 1000);
+  CHECK(odd.corner_n == 1000);
+  CHECK(chose(odd, gpu_128x64));
+  CHECK(odd.variant.edges == EdgeMode::vectors);
+  CHECK(odd.strips == StripWork::none);
+  // 128x128 tiles in double leave no room in 48 KiB for the strip code's stage: the remainder kernel.
+  const Plan large_double = plan_default(shape(4097, 4097, 4097), h200(), 8);
+  CHECK(chose(large_double, gpu_128x128));
+  CHECK(large_double.corner_m == 4096);
+  CHECK(large_double.strips == StripWork::remainder_kernel);
+  CHECK(!large_double.variant.strips);
+}
+
+TEST_CASE("the default plan judges candidates by the edge mode the run will use", "[unit][plan]") {
+  // Sizes of whole tiles, but A is a block of a larger matrix with an odd leading dimension: element loads in this
+  // small product, so the candidate that reads elements slowly is passed over.
+  GemmShape s = shape(1024, 1024, 1024);
+  s.a.ld = 1025;
+  const Plan plan = plan_default(s, h200(), 4);
+  CHECK(plan.variant.edges == EdgeMode::elements);
+  CHECK(!chose(plan, gpu_128x64));
+  CHECK(chose(plan_default(shape(1024, 1024, 1024), h200(), 4), gpu_128x64));
+}
+
+TEST_CASE("operands that fill whole tiles are read in place, in either layout", "[unit][plan]") {
+  const Plan nn = plan_with<Prefetch64>(shape(256, 192, 128));
+  CHECK(!nn.a.packed);
+  CHECK(!nn.a.k_contiguous);  // A as stored is M-contiguous
+  CHECK(!nn.b.packed);
+  CHECK(nn.b.k_contiguous);  // B as stored is K-contiguous
+  CHECK(nn.variant.edges == EdgeMode::whole_tiles);
+  CHECK(nn.depth == 128);
+  CHECK(nn.a.unit == 4);
+  CHECK(nn.a.ld == 64);  // 256 elements in vectors of 4
+  CHECK(nn.global == std::array<std::size_t, 3>{64, 48, 1});
+  CHECK(nn.local == std::array<std::size_t, 3>{16, 16, 1});
+  const Plan tt = plan_with<Prefetch64>(shape(256, 192, 128, true, true));
+  CHECK(!tt.a.packed);
+  CHECK(tt.a.k_contiguous);
+  CHECK(!tt.b.k_contiguous);
+  CHECK(tt.variant.flag_a);
+  CHECK(!tt.variant.flag_b);
+}
+
+TEST_CASE("a K-contiguous operand reused over many rows of C is packed", "[unit][plan]") {
+  const Plan plan = plan_with<Prefetch64>(shape(2048, 64, 64));  // B is K-contiguous and serves 2048 rows
+  CHECK(!plan.a.packed);
+  CHECK(plan.b.packed);
+  CHECK(!plan.b.k_contiguous);
+  CHECK(plan.b.outer == 64);
+  CHECK(plan.b.inner == 64);
+  CHECK(plan.b.offset == 0);
+  CHECK(plan.b.ld == 16);  // the copy's 64 columns in vectors of 4
+  CHECK(!plan.variant.flag_b);
+}
+
+TEST_CASE("operands of other sizes are read as vectors, as elements or packed", "[unit][plan]") {
+  // Whole vectors (sizes, offsets and leading dimensions multiples of 4) but not whole tiles: vectors in place.
+  GemmShape vectors = shape(100, 100, 20);
+  vectors.a = {8, 104};
+  const Plan v = plan_with<Prefetch64>(vectors);
+  CHECK(v.variant.edges == EdgeMode::vectors);
+  CHECK(!v.a.packed);
+  CHECK(v.a.offset == 2);  // 8 elements in vectors of 4
+  CHECK(v.a.ld == 26);
+  CHECK(v.depth == 20);  // K as it is: the kernel checks it
+  // The same as packed copies when asked.
+  const Plan packed = plan_with<Prefetch64>(vectors, EdgePolicy::pack);
+  CHECK(packed.a.packed);
+  CHECK(packed.b.packed);
+  CHECK(packed.variant.edges == EdgeMode::whole_tiles);
+  CHECK(packed.depth == 32);
+  CHECK(packed.a.outer_padded == 128);
+  CHECK(packed.a.inner_padded == 32);
+  // Odd sizes in a small product: elements in place, counted in elements.
+  GemmShape odd = shape(101, 99, 37);
+  odd.a.offset = 3;
+  const Plan elements = plan_with<Prefetch64>(odd);
+  CHECK(elements.variant.edges == EdgeMode::elements);
+  CHECK(!elements.a.packed);
+  CHECK(elements.a.unit == 1);
+  CHECK(elements.a.offset == 3);
+  CHECK(elements.a.ld == 101);
+  CHECK(elements.depth == 37);
+  // Odd sizes in a large product: packed, whole tiles.
+  const Plan large = plan_with<Prefetch64>(shape(3001, 3001, 3001));
+  CHECK(large.a.packed);
+  CHECK(large.b.packed);
+  CHECK(large.variant.edges == EdgeMode::whole_tiles);
+  CHECK(large.depth == 3008);
+}
+
+TEST_CASE("the packed families read outer-contiguous whole tiles in place and pack the rest", "[unit][plan]") {
+  using Blocking = tilegemm::RegisterBlocking<64, 64, 16, 4, 4>;
+  const Plan nn = plan_with<Blocking>(shape(128, 128, 40));
+  CHECK(nn.a.packed);  // K = 40 is no whole tile
+  const Plan whole = plan_with<Blocking>(shape(128, 128, 48, false, true));
+  CHECK(!whole.a.packed);  // M-contiguous, whole tiles
+  CHECK(!whole.b.packed);  // B^T is N-contiguous
+  const Plan transposed = plan_with<Blocking>(shape(128, 128, 48, true, false));
+  CHECK(transposed.a.packed);
+  CHECK(transposed.b.packed);
+  CHECK(transposed.depth == 48);
+  CHECK(plan_with<Blocking>(shape(128, 128, 40, false, true)).depth == 48);
+}
+
+TEST_CASE("the families that read the caller's operands take the transposes as flags", "[unit][plan]") {
+  GemmShape s = shape(37, 21, 5, true, false);
+  s.b = {7, 9};
+  const Plan plan = plan_with<tilegemm::LocalTiles<16>>(s);
+  CHECK(plan.variant.flag_a);
+  CHECK(!plan.variant.flag_b);
+  CHECK(!plan.a.packed);
+  CHECK(plan.b.offset == 7);
+  CHECK(plan.b.ld == 9);
+  CHECK(plan.depth == 5);
+  CHECK(plan.global == std::array<std::size_t, 3>{48, 32, 1});
+}
+
+TEST_CASE("split-K gives each compute unit two work-groups", "[unit][plan]") {
+  const Plan plan = plan_with<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>(shape(128, 128, 131072));
+  // 4 tiles; 264 work-groups wanted: 66 slices of 125 tiles of K (2000 deep), the last shorter.
+  CHECK(plan.slices == 66);
+  CHECK(plan.k_per_slice == 2000);
+  CHECK(plan.global[2] == 66);
+}
+
+TEST_CASE("fused strips add rows of work-groups to the corner's launch", "[unit][plan]") {
+  PlanOptions options;
+  options.corner_m = 128;
+  options.corner_n = 64;
+  const Plan plan = plan_product(describe<Prefetch64>, shape(130, 70, 33), h200(), 4, options);
+  CHECK(plan.strips == StripWork::fused);
+  // Right strip: 130 rows in panels of 32; bottom strip: the corner's 64 columns.
+  CHECK(plan.strip_groups.right == 5);
+  CHECK(plan.strip_groups.bottom == 2);
+  CHECK(plan.tile_rows == 1);
+  CHECK(plan.global == std::array<std::size_t, 3>{32, 16 + 4 * 16, 1});  // 7 strip groups on rows of 2
+  // A family without the fused entry point leaves them to the remainder kernel, in panels of 8.
+  const Plan local = plan_product(describe<tilegemm::LocalTiles<16>>, shape(130, 70, 33), h200(), 4, options);
+  CHECK(local.strips == StripWork::remainder_kernel);
+  CHECK(local.strip_groups.right == 17);
+  CHECK(local.strip_groups.bottom == 8);
+  CHECK(local.global == std::array<std::size_t, 3>{128, 64, 1});
+}
+
+TEST_CASE("empty products, k = 0 and alpha = 0 need no kernel of the configuration", "[unit][plan]") {
+  const auto* config = &describe<Prefetch64>;
+  CHECK(plan_gemm(config, shape(0, 5, 5), false, h200(), 4).work == Work::nothing);
+  CHECK(plan_gemm(config, shape(5, 0, 5), false, h200(), 4).work == Work::nothing);
+  CHECK(plan_gemm(config, shape(5, 5, 0), false, h200(), 4).work == Work::scale_c);
+  CHECK(plan_gemm(config, shape(5, 5, 5), true, h200(), 4).work == Work::scale_c);
+  CHECK(plan_gemm(config, shape(5, 5, 5), false, h200(), 4).work == Work::product);
+  CHECK(plan_gemm(nullptr, shape(5, 5, 5), false, h200(), 4).work == Work::product);
+}
+
+TEST_CASE("a device without fp64 is refused double precision before anything is built", "[unit][plan][errors]") {
+  DeviceLimits no_fp64 = h200();
+  no_fp64.fp64 = false;
+  no_fp64.name = "a device without doubles";
+  CHECK(error_code([&] { plan_gemm(nullptr, shape(8, 8, 8), false, no_fp64, 8); }) == CL_INVALID_OPERATION);
+  try {
+    plan_gemm(&describe<Prefetch64>, shape(8, 8, 8), false, no_fp64, 8);
+    FAIL("expected tilegemm::Error");
+  } catch (const tilegemm::Error& e) {
+    CHECK(std::string(e.what()).find("a device without doubles does not support double precision") !=
+          std::string::npos);
+  }
+  CHECK(plan_gemm(nullptr, shape(8, 8, 8), false, no_fp64, 4).work == Work::product);  // float is fine
+}
+
+TEST_CASE("a configuration the device cannot run is refused by the planner", "[unit][plan][errors]") {
+  DeviceLimits narrow = h200();
+  narrow.max_work_group_size = 128;
+  CHECK(error_code([&] { plan_with<Prefetch64>(shape(64, 64, 64)); }) == 0);
+  CHECK(error_code([&] { plan_product(describe<Prefetch64>, shape(64, 64, 64), narrow, 4); }) ==
+        CL_INVALID_WORK_GROUP_SIZE);
+  DeviceLimits little_local = h200();
+  little_local.local_memory_bytes = 16 * 1024;
+  CHECK(error_code([&] { plan_product(describe<Prefetch64>, shape(64, 64, 64), little_local, 4); }) ==
+        CL_OUT_OF_RESOURCES);
+}
