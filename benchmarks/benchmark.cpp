@@ -12,21 +12,21 @@
 #include <type_traits>
 #include <vector>
 
-#include "benchmark/contender.hpp"
-#include "benchmark/eigen_peer.hpp"
-#include "benchmark/opencl_operands.hpp"
-#include "benchmark/options.hpp"
-#include "benchmark/plot.hpp"
-#include "benchmark/problem.hpp"
-#include "benchmark/report.hpp"
-#include "benchmark/sampling_check.hpp"
-#include "benchmark/tilegemm_contender.hpp"
-#include "benchmark/timing.hpp"
+#include "parts/contender.hpp"
+#include "parts/eigen_peer.hpp"
+#include "parts/opencl_operands.hpp"
+#include "parts/options.hpp"
+#include "parts/plot.hpp"
+#include "parts/problem.hpp"
+#include "parts/report.hpp"
+#include "parts/sampling_check.hpp"
+#include "parts/tilegemm_contender.hpp"
+#include "parts/timing.hpp"
 #ifdef TILEGEMM_HAVE_CLBLAST
-#include "benchmark/clblast_peer.hpp"
+#include "parts/clblast_peer.hpp"
 #endif
 #ifdef TILEGEMM_HAVE_CUBLAS
-#include "benchmark/cublas_peer.hpp"
+#include "parts/cublas_peer.hpp"
 #endif
 
 namespace {
