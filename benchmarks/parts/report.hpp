@@ -19,7 +19,7 @@ struct Row {
   std::string kernel;         // "tilegemm", "clblast", "cublas" or "eigen"
   std::string configuration;  // e.g. "prefetch 128x128x16 8x8 v4", "default (auto)"
   Shape shape;
-  std::string status = "ok";  // "ok", "skipped" (see note) or "failed" (an unexpected error, see note)
+  std::string status = "ok";  // "ok", "skipped" (see note) or "failed" (an error, see note: fails the run)
   std::string note;
   long long programs_built = -1;  // OpenCL programs tilegemm built during the first call; -1 for peers
   Timing timing;
@@ -89,10 +89,32 @@ class Report {
     rows_.push_back(std::move(row));
   }
 
-  // Whether any product was wrong or failed unexpectedly: the exit status says so.
-  bool any_failure() const {
-    return std::any_of(rows_.begin(), rows_.end(),
-                       [](const Row& r) { return r.check == "WRONG" || r.status == "failed"; });
+  // Lists the rows that fail the run, each with its reason, then closes with a line that counts them by reason;
+  // returns their number. A row fails on an error (OpenCL, a build, any exception) or a WRONG sampled check.
+  int print_failures() const {
+    int errors = 0;
+    int wrong = 0;
+    int skipped = 0;
+    for (const Row& r : rows_) {
+      if (r.status == "skipped") ++skipped;
+      if (!fails_run(r)) continue;
+      if (errors + wrong == 0) std::printf("\nfailed rows:\n");
+      ++(r.status == "failed" ? errors : wrong);
+      std::printf("  %-16s %s %s: %s\n", r.shape.text().c_str(), r.kernel.c_str(), r.configuration.c_str(),
+                  failure_reason(r).c_str());
+    }
+    const int failed = errors + wrong;
+    const std::string skipped_text =
+        std::to_string(skipped) + (skipped > 0 ? " skipped (see their notes)" : " skipped");
+    if (failed == 0) {
+      std::printf("\npassed: %zu rows, none failed; %s\n", rows_.size(), skipped_text.c_str());
+    } else {
+      std::printf(
+          "\nFAILED: %d of %zu rows failed: %d with an error (OpenCL, build or exception), %d WRONG in the "
+          "sampled check; %s\n",
+          failed, rows_.size(), errors, wrong, skipped_text.c_str());
+    }
+    return failed;
   }
 
   // Per shape: the fastest tilegemm configuration, the default one and each peer, in GFLOP/s of device time.
@@ -148,6 +170,14 @@ class Report {
                   r.note.empty() ? "" : ("  (" + r.note + ")").c_str());
     }
     std::fflush(stdout);
+  }
+
+  static bool fails_run(const Row& r) { return r.status == "failed" || r.check == "WRONG"; }
+
+  static std::string failure_reason(const Row& r) {
+    if (r.status == "failed") return "error: " + r.note;
+    if (std::isnan(r.max_rel_error)) return "WRONG: sampled entries of C were not numbers (never written?)";
+    return "WRONG: max relative error " + detail::cell(r.max_rel_error, "%.2e") + " in the sampled check";
   }
 
   static std::string gflops_cell(double gflops) { return detail::cell(gflops, gflops < 10 ? "%.2f" : "%.1f"); }

@@ -56,7 +56,8 @@ inline const char* usage_text() {
          "started back to back (about 20 ms of them) and finished once: the device time of the whole call,\n"
          "all its kernels. GFLOP/s and the ratios to CLBlast and cuBLAS use the device time; all are medians.\n"
          "Eigen gets no warm-up and at most 3 timed calls above 2048.\n"
-         "Exit status: 0, 1 when a result was wrong or the run failed, 2 for a bad command line.\n";
+         "Exit status: 0; 1 when a row failed (an error, or WRONG in the check) or the run could not start; 2 for a\n"
+         "bad command line. Rows whose configuration is too large for the device are skipped, not failed.\n";
 }
 
 namespace detail {

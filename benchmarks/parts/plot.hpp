@@ -95,7 +95,7 @@ inline std::string gnuplot_script(const std::vector<Series>& series, const std::
     for (const auto& point : s.points) sizes.insert(point.first);
   }
   std::string script =
-      "# GFLOP/s against matrix size, written by tilegemm's examples/benchmark. Redraw: gnuplot FILE\n";
+      "# GFLOP/s against matrix size, written by tilegemm's benchmarks/benchmark. Redraw: gnuplot FILE\n";
   script += "set terminal " + terminal + "\nset termoption noenhanced\n";
   script += "set output " + detail::gnuplot_quoted(png_path) + "\n";
   script += "set title " + detail::gnuplot_quoted(title) + "\n";

@@ -1,0 +1,95 @@
+// chosen_config: gpu_gemm<Config> with kernel configurations you choose, timed and checked beside the default.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <tilegemm/tilegemm.hpp>
+#include <type_traits>
+#include <vector>
+
+// A configuration is a type: the tiles of the kernel are template arguments, fixed when the program is compiled.
+using TutorialKernel6 = tilegemm::RegisterBlocking<64, 64, 16, 4, 4>;  // 4 x 4 block of C per work-item
+using TutorialKernel9 = tilegemm::Prefetch<64, 64, 16, 4, 4, 4>;       // the same, double-buffered, vector loads
+// 32 x 32 = 1024 work-items and 520 KiB of local memory per work-group: it compiles (it breaks no rule of
+// TileConfig), but today's GPUs give a work-group far less local memory, and PoCL 512 KiB, so gpu_gemm throws.
+using TooLarge = tilegemm::Prefetch<256, 256, 128, 8, 8, 4>;
+
+template <class Config>
+std::string name_of() {
+  if constexpr (std::is_same_v<Config, tilegemm::AutoConfig>) {
+    return "default (AutoConfig: chosen per device and shape)";
+  } else {
+    return Config::name();  // e.g. "register_blocking 64x64x16 4x4"
+  }
+}
+
+// Milliseconds of wall-clock time of one call of `work`.
+template <class Work>
+double time_ms(Work&& work) {
+  const auto start = std::chrono::steady_clock::now();
+  work();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// C = A * B by gpu_gemm<Config>: a first call (which builds the configuration's OpenCL programs), then the
+// median of 5 warm calls, each with its uploads and downloads; returns whether C matches the double-precision
+// reference. A configuration the device cannot run throws tilegemm::Error before anything is built.
+template <class Config>
+bool run(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b, const Eigen::MatrixXd& reference) {
+  Eigen::MatrixXf c;
+  const double first = time_ms([&] { c = tilegemm::gpu_gemm<Config>(a, b); });
+  std::vector<double> warm;
+  for (int i = 0; i < 5; ++i) warm.push_back(time_ms([&] { c = tilegemm::gpu_gemm<Config>(a, b); }));
+  std::nth_element(warm.begin(), warm.begin() + 2, warm.end());
+  const double gflops = 2.0 * a.rows() * a.cols() * b.cols() / (warm[2] * 1e6);
+  const double error = (c.cast<double>() - reference).cwiseAbs().maxCoeff() / reference.cwiseAbs().maxCoeff();
+  const bool ok = c.allFinite() && error <= 1e-4;  // an entry never written would be NaN
+  std::printf("%-52s %10.2f %10.3f %9.2f %10.2e  %s\n", name_of<Config>().c_str(), first, warm[2], gflops, error,
+              ok ? "ok" : "WRONG");
+  return ok;
+}
+
+int main(int argc, char** argv) try {
+  char* end = nullptr;
+  const long n = argc > 1 ? std::strtol(argv[1], &end, 10) : 1024;
+  if (argc > 2 || (argc > 1 && *end != '\0') || n <= 0 || n > 65536) {
+    std::fprintf(stderr, "usage: %s [N]   (N > 0, the size of the square matrices; default 1024)\n", argv[0]);
+    return 2;
+  }
+  const cl::Device device = tilegemm::default_queue().getInfo<CL_QUEUE_DEVICE>();
+  std::printf("device: %s (choose another with TILEGEMM_DEVICE)\n", device.getInfo<CL_DEVICE_NAME>().c_str());
+  std::printf("C = A * B, %ldx%ld floats; times in ms with uploads and downloads, warm: median of 5\n\n", n, n);
+
+  const Eigen::MatrixXf a = Eigen::MatrixXf::Random(n, n);
+  const Eigen::MatrixXf b = Eigen::MatrixXf::Random(n, n);
+  const Eigen::MatrixXd reference = a.cast<double>() * b.cast<double>();
+
+  std::printf("%-52s %10s %10s %9s %10s\n", "configuration", "first call", "warm call", "GFLOP/s", "max err");
+  bool ok = run<tilegemm::AutoConfig>(a, b, reference);  // what tilegemm::gpu_gemm(a, b) uses
+  ok = run<TutorialKernel6>(a, b, reference) && ok;
+  ok = run<TutorialKernel9>(a, b, reference) && ok;
+
+  // A device limit is a run-time error, thrown before anything is built; the message says which limit and what
+  // to change, and code() tells the two limits from other failures, which this example does not expect.
+  try {
+    ok = run<TooLarge>(a, b, reference) && ok;
+    std::printf("(%s fits this device)\n", TooLarge::name().c_str());
+  } catch (const tilegemm::Error& e) {
+    if (e.code() != CL_OUT_OF_RESOURCES && e.code() != CL_INVALID_WORK_GROUP_SIZE) throw;
+    std::printf("%-52s does not fit this device: tilegemm::Error, code() %s\n  %s\n", TooLarge::name().c_str(),
+                e.code() == CL_OUT_OF_RESOURCES ? "CL_OUT_OF_RESOURCES" : "CL_INVALID_WORK_GROUP_SIZE", e.what());
+  }
+
+  std::printf("\n%s\n", ok ? "ok: every configuration that ran matches the double-precision product"
+                           : "FAILED: a product differs from the double-precision one by more than 1e-4");
+  return ok ? EXIT_SUCCESS : EXIT_FAILURE;
+} catch (const tilegemm::Error& e) {
+  std::fprintf(stderr, "tilegemm error %d: %s\n", e.code(), e.what());
+  return EXIT_FAILURE;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "error: %s\n", e.what());
+  return EXIT_FAILURE;
+}
