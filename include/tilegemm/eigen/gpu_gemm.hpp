@@ -162,6 +162,23 @@ void gpu_gemm(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b, Ei
   gpu_gemm<Config>(default_queue(), a, b, c, alpha, beta);
 }
 
+// A read-only C (a const matrix, or a const reference to one) cannot take the result: a sentence, not a list of
+// overloads that do not match.
+template <class Config = AutoConfig, class DA, class DB, class DC>
+void gpu_gemm(const cl::CommandQueue&, const Eigen::MatrixBase<DA>&, const Eigen::MatrixBase<DB>&,
+              const Eigen::MatrixBase<DC>&, typename DA::Scalar, typename DA::Scalar) {
+  static_assert(sizeof(DC) == 0,
+                "tilegemm::gpu_gemm: C must be writable (a Matrix, a block of one or a Map of non-const data); this C "
+                "is const.");
+}
+template <class Config = AutoConfig, class DA, class DB, class DC>
+void gpu_gemm(const Eigen::MatrixBase<DA>&, const Eigen::MatrixBase<DB>&, const Eigen::MatrixBase<DC>&,
+              typename DA::Scalar, typename DA::Scalar) {
+  static_assert(sizeof(DC) == 0,
+                "tilegemm::gpu_gemm: C must be writable (a Matrix, a block of one or a Map of non-const data); this C "
+                "is const.");
+}
+
 // The product a * b as a new column-major matrix, computed on the device of `queue`.
 template <class Config = AutoConfig, class DA, class DB>
 Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic> gpu_gemm(const cl::CommandQueue& queue,

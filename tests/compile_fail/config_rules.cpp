@@ -1,0 +1,45 @@
+// compile_fail/config_rules: each TILEGEMM_RULE breaks one rule of TileConfig or of a family and must fail to
+// compile with that rule's sentence (tests/CMakeLists.txt names it); valid.cpp holds the valid twins.
+#include <tilegemm/kernels/families.hpp>
+
+// Each rule a name, so that TILEGEMM_RULE=<name> picks its case.
+// clang-format off
+#define positive_sizes 1
+#define tsm_multiple_of_wptm 2
+#define tsn_multiple_of_wptn 3
+#define at_most_1024_work_items 4
+#define vector_width_values 5
+#define tiles_multiple_of_vector_width 6
+#define loads_shared_evenly 7
+#define naive_family 8
+#define local_tiles_family 9
+#define wide_types_family 10
+#define whole_vectors_along_k 11
+// clang-format on
+
+int main() {
+#if TILEGEMM_RULE == positive_sizes
+  return tilegemm::TileConfig<64, 64, 0, 4, 4>::threads;
+#elif TILEGEMM_RULE == tsm_multiple_of_wptm
+  return tilegemm::TileConfig<64, 64, 16, 5, 4>::threads;
+#elif TILEGEMM_RULE == tsn_multiple_of_wptn
+  return tilegemm::TileConfig<64, 64, 16, 4, 5>::threads;
+#elif TILEGEMM_RULE == at_most_1024_work_items
+  return tilegemm::TileConfig<64, 64, 16, 1, 2>::threads;
+#elif TILEGEMM_RULE == vector_width_values
+  return tilegemm::TileConfig<64, 64, 16, 4, 4, 3>::threads;
+#elif TILEGEMM_RULE == tiles_multiple_of_vector_width
+  return tilegemm::TileConfig<60, 64, 16, 4, 8, 8>::threads;
+#elif TILEGEMM_RULE == loads_shared_evenly
+  return tilegemm::TileConfig<64, 64, 2, 4, 4>::threads;
+#elif TILEGEMM_RULE == naive_family
+  return tilegemm::TileConfig<8, 8, 2, 1, 1, 1, tilegemm::Family::naive>::threads;
+#elif TILEGEMM_RULE == local_tiles_family
+  return tilegemm::TileConfig<16, 16, 8, 1, 1, 1, tilegemm::Family::local_tiles>::threads;
+#elif TILEGEMM_RULE == wide_types_family
+  return tilegemm::TileConfig<16, 16, 16, 2, 1, 4, tilegemm::Family::wide_types>::threads;
+#elif TILEGEMM_RULE == whole_vectors_along_k
+  return tilegemm::Prefetch<64, 64, 16, 2, 8, 4>::threads;
+#endif
+  return 0;
+}

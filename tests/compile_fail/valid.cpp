@@ -1,0 +1,30 @@
+// compile_fail/valid: the valid twin of each case in rules.cpp, differing in the one thing that breaks its rule:
+// this file must compile, so that a failing case fails for its rule and not for a typo.
+#include <tilegemm/tilegemm.hpp>
+
+int main() {
+  Eigen::MatrixXf a(4, 4), b(4, 4), c(4, 4);
+  int sum = tilegemm::TileConfig<64, 64, 16, 4, 4>::threads;  // positive sizes, TSM % WPTM, TSN % WPTN
+  sum += tilegemm::TileConfig<64, 64, 16, 2, 2>::threads;     // 1024 work-items
+  sum += tilegemm::TileConfig<64, 64, 16, 4, 4, 4>::threads;  // a vector width of 4
+  sum += tilegemm::TileConfig<64, 64, 16, 8, 8, 8>::threads;  // TSM a multiple of VW = 8
+  sum += tilegemm::TileConfig<64, 64, 4, 4, 4>::threads;      // TSK * TSM a multiple of the work-items
+  sum += tilegemm::TileConfig<8, 8, 1, 1, 1, 1, tilegemm::Family::naive>::threads;
+  sum += tilegemm::TileConfig<16, 16, 16, 1, 1, 1, tilegemm::Family::local_tiles>::threads;
+  sum += tilegemm::TileConfig<16, 16, 16, 4, 1, 4, tilegemm::Family::wide_types>::threads;
+  sum += tilegemm::Prefetch<64, 64, 16, 4, 8, 4>::threads;  // WPTM a multiple of VW
+  Eigen::MatrixXd ad(4, 4), cd(4, 4);
+  sum += static_cast<int>(tilegemm::gpu_gemm(ad, ad).size());  // a supported scalar, the same on both sides
+  tilegemm::gpu_gemm(ad, ad, cd, 1.0, 0.0);                    // C of A's and B's scalar
+  Eigen::MatrixXf parent(8, 8);
+  tilegemm::gpu_gemm(a, b, parent.block(0, 0, 4, 4), 1.0f, 0.0f);  // a writable C
+  Eigen::MatrixXf& writable = c;
+  tilegemm::gpu_gemm(a, b, writable, 1.0f, 0.0f);
+  sum += static_cast<int>(tilegemm::gpu_gemm<tilegemm::LocalTiles<8>>(a, b).size());  // a TileConfig
+  cl::Buffer buffer;
+  if (sum < 0) {  // compiled, never run
+    tilegemm::gemm(tilegemm::default_queue(), tilegemm::Transpose::no, tilegemm::Transpose::no, 4, 4, 4, 1.0f, buffer,
+                   0, 4, buffer, 0, 4, 0.0f, buffer, 0, 4);
+  }
+  return sum;
+}

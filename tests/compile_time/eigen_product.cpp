@@ -1,0 +1,10 @@
+// compile_time/eigen_product: the same translation unit with Eigen's own product, for comparison.
+#include <tilegemm/tilegemm.hpp>
+
+int main() {
+  const Eigen::MatrixXf af = Eigen::MatrixXf::Random(64, 64);
+  const Eigen::MatrixXd ad = Eigen::MatrixXd::Random(64, 64);
+  const Eigen::MatrixXf cf = af * af;
+  const Eigen::MatrixXd cd = ad * ad;
+  return cf(0, 0) > cd(0, 0) ? 1 : 0;
+}
