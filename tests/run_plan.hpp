@@ -7,14 +7,14 @@
 
 namespace tilegemm_test {
 
-template <class Config, class Scalar>
+template <class Config>
 std::pair<tilegemm::detail::Plan, cl::Event> run_planned(const cl::CommandQueue& queue,
-                                                         const tilegemm::detail::GemmProblem<Scalar>& problem,
+                                                         const tilegemm::detail::GemmProblem& problem,
                                                          const tilegemm::detail::PlanOptions& options) {
   using namespace tilegemm::detail;
   const CallContext call = CallContext::of(queue);
-  const Plan plan =
-      plan_gemm(&describe<Config>, problem.shape, problem.alpha == Scalar(0), call.limits, sizeof(Scalar), options);
+  const Plan plan = plan_gemm(&describe<Config>, problem.shape, problem.alpha.value == 0, call.limits,
+                              problem.scalar_size(), options);
   return {plan, execute(call, plan, problem, {})};
 }
 

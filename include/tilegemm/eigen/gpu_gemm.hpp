@@ -70,10 +70,10 @@ void multiply_on_device(const cl::CommandQueue& queue, const KernelDescription* 
   to_device(queue, b, device_b.buffer());
   if (beta != Scalar(0)) to_device(queue, c, device_c.buffer());  // C is not read when beta is zero
   const Eigen::Index k = a.transposed ? a.rows : a.cols;
-  const GemmProblem<Scalar> p = check_arguments<Scalar>(call.context, a.transposed ? Transpose::yes : Transpose::no,
-                                                        b.transposed ? Transpose::yes : Transpose::no, c.rows, c.cols,
-                                                        k, alpha, device_a.buffer(), 0, a.rows, device_b.buffer(), 0,
-                                                        b.rows, beta, device_c.buffer(), 0, c.rows);
+  const GemmProblem p = check_arguments<Scalar>(call.context, a.transposed ? Transpose::yes : Transpose::no,
+                                                b.transposed ? Transpose::yes : Transpose::no, c.rows, c.cols, k, alpha,
+                                                device_a.buffer(), 0, a.rows, device_b.buffer(), 0, b.rows, beta,
+                                                device_c.buffer(), 0, c.rows);
   const cl::Event done = run_gemm(call, config, p, {});
   from_device(queue, device_c.buffer(), c, {done});  // blocking: every command of this call has finished
   for (ScratchBuffer* used : {&device_a, &device_b, &device_c}) used->give_back_after(cl::Event());

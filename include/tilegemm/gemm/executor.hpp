@@ -29,10 +29,9 @@ struct KernelOperand {
 };
 
 // The operand the plan says: the caller's, or a packed copy enqueued after `wait` (its event appended to `events`).
-template <class Scalar>
-KernelOperand kernel_operand(const CallContext& call, const OperandPlan& plan, const cl::Buffer& source,
-                             const Storage& storage, const std::vector<cl::Event>& wait,
-                             std::vector<cl::Event>& events) {
+inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& plan, const cl::Buffer& source,
+                                    const Storage& storage, std::size_t scalar_size, const std::vector<cl::Event>& wait,
+                                    std::vector<cl::Event>& events) {
   KernelOperand operand;
   operand.offset = plan.offset;
   operand.ld = plan.ld;
@@ -41,10 +40,10 @@ KernelOperand kernel_operand(const CallContext& call, const OperandPlan& plan, c
     return operand;
   }
   operand.copy = std::make_unique<ScratchBuffer>(
-      call, sizeof(Scalar) * static_cast<std::size_t>(plan.outer_padded) * static_cast<std::size_t>(plan.inner_padded));
+      call, scalar_size * static_cast<std::size_t>(plan.outer_padded) * static_cast<std::size_t>(plan.inner_padded));
   operand.buffer = operand.copy->buffer();
   cl::Kernel kernel =
-      make_kernel(call, support_program(std::is_same_v<Scalar, double>, pack_kernel_name), pack_tile * pack_tile);
+      make_kernel(call, support_program(scalar_size == sizeof(double), pack_kernel_name), pack_tile * pack_tile);
   set_args(kernel, plan.outer, plan.inner, static_cast<int>(plan.outer_contiguous), source, storage.offset, storage.ld,
            plan.outer_padded, plan.inner_padded, operand.buffer);
   events.push_back(enqueue(call.queue, kernel,
@@ -55,9 +54,9 @@ KernelOperand kernel_operand(const CallContext& call, const OperandPlan& plan, c
 
 // The arguments every GEMM entry point starts with (GEMM_PARAMETERS in kernels/common.hpp), in that order; returns
 // the index of the next one.
-template <class Scalar>
-cl_uint set_gemm_arguments(cl::Kernel& kernel, int m, int n, int k, Scalar alpha, Scalar beta, const KernelOperand& a,
-                           const KernelOperand& b, const cl::Buffer& c, int c_offset, int ldc) {
+inline cl_uint set_gemm_arguments(cl::Kernel& kernel, int m, int n, int k, ScalarValue alpha, ScalarValue beta,
+                                  const KernelOperand& a, const KernelOperand& b, const cl::Buffer& c, int c_offset,
+                                  int ldc) {
   return set_args(kernel, m, n, k, alpha, beta, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, c, c_offset, ldc);
 }
 
@@ -66,24 +65,21 @@ inline cl::NDRange range_of(const std::array<std::size_t, 3>& sizes, bool three_
 }
 
 // C = beta * C, for k == 0 or alpha == 0, where A and B are not read (BLAS semantics).
-template <class Scalar>
-cl::Event scale_c(const CallContext& call, const GemmProblem<Scalar>& p, const std::vector<cl::Event>& wait) {
-  cl::Kernel kernel =
-      make_kernel(call, support_program(std::is_same_v<Scalar, double>, scale_kernel_name), pack_tile * pack_tile);
+inline cl::Event scale_c(const CallContext& call, const GemmProblem& p, const std::vector<cl::Event>& wait) {
+  cl::Kernel kernel = make_kernel(call, support_program(p.is_double(), scale_kernel_name), pack_tile * pack_tile);
   set_args(kernel, p.shape.m, p.shape.n, p.beta, p.c, p.shape.c.offset, p.shape.c.ld);
   return enqueue(call.queue, kernel, cl::NDRange(round_up(p.shape.m, pack_tile), round_up(p.shape.n, pack_tile)),
                  cl::NDRange(pack_tile, pack_tile), wait);
 }
 
 // The two passes of split-K: partial products of the slices into a pooled workspace, then their sum into C.
-template <class Scalar>
-cl::Event run_split_k(const CallContext& call, const Plan& plan, const GemmProblem<Scalar>& p, const KernelOperand& a,
-                      const KernelOperand& b, const std::vector<cl::Event>& ready) {
-  constexpr bool is_double = std::is_same_v<Scalar, double>;
+inline cl::Event run_split_k(const CallContext& call, const Plan& plan, const GemmProblem& p, const KernelOperand& a,
+                             const KernelOperand& b, const std::vector<cl::Event>& ready) {
+  const bool is_double = p.is_double();
   const TileShape& t = plan.config.tile;
   const int ldw = static_cast<int>(round_up(plan.corner_m, t.tsm));
   const int slice_stride = ldw * static_cast<int>(round_up(plan.corner_n, t.tsn));
-  ScratchBuffer workspace(call, sizeof(Scalar) * static_cast<std::size_t>(plan.slices) * slice_stride);
+  ScratchBuffer workspace(call, p.scalar_size() * static_cast<std::size_t>(plan.slices) * slice_stride);
   cl::Kernel slices = make_kernel(call, gemm_program(plan.config, is_double, plan.variant), plan.config.threads());
   set_args(slices, plan.corner_m, plan.corner_n, plan.depth, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld,
            workspace.buffer(), slice_stride, ldw, plan.k_per_slice);
@@ -99,13 +95,11 @@ cl::Event run_split_k(const CallContext& call, const Plan& plan, const GemmProbl
 }
 
 // The elements of C outside the plan's corner, by the remainder kernel (kernels/remainder.hpp).
-template <class Scalar>
-cl::Event run_remainder(const CallContext& call, const Plan& plan, const GemmProblem<Scalar>& p,
-                        const std::vector<cl::Event>& wait) {
+inline cl::Event run_remainder(const CallContext& call, const Plan& plan, const GemmProblem& p,
+                               const std::vector<cl::Event>& wait) {
   constexpr std::size_t threads = remainder_panel * remainder_lanes;
   const GemmShape& s = p.shape;
-  cl::Kernel kernel =
-      make_kernel(call, remainder_program(std::is_same_v<Scalar, double>, s.trans_a, s.trans_b), threads);
+  cl::Kernel kernel = make_kernel(call, remainder_program(p.is_double(), s.trans_a, s.trans_b), threads);
   set_args(kernel, s.m, s.n, s.k, plan.corner_m, plan.corner_n, p.alpha, p.beta, p.a, s.a.offset, s.a.ld, p.b,
            s.b.offset, s.b.ld, p.c, s.c.offset, s.c.ld, static_cast<int>(plan.strip_groups.right),
            static_cast<int>(plan.strip_groups.total()));
@@ -114,19 +108,18 @@ cl::Event run_remainder(const CallContext& call, const Plan& plan, const GemmPro
 
 // The product the plan describes: packed copies where it says, the kernel on the corner (with the strips in the
 // same launch where fused), split-K's second pass, the remainder kernel. The event completes with all of C.
-template <class Scalar>
-cl::Event run_product(const CallContext& call, const Plan& plan, const GemmProblem<Scalar>& p,
-                      const std::vector<cl::Event>& wait) {
+inline cl::Event run_product(const CallContext& call, const Plan& plan, const GemmProblem& p,
+                             const std::vector<cl::Event>& wait) {
   const GemmShape& s = p.shape;
   std::vector<cl::Event> ready = wait;
-  KernelOperand a = kernel_operand<Scalar>(call, plan.a, p.a, s.a, wait, ready);
-  KernelOperand b = kernel_operand<Scalar>(call, plan.b, p.b, s.b, wait, ready);
+  KernelOperand a = kernel_operand(call, plan.a, p.a, s.a, p.scalar_size(), wait, ready);
+  KernelOperand b = kernel_operand(call, plan.b, p.b, s.b, p.scalar_size(), wait, ready);
   cl::Event done;
   if (plan.config.splits_k) {
     done = run_split_k(call, plan, p, a, b, ready);
   } else {
-    cl::Kernel kernel = make_kernel(call, gemm_program(plan.config, std::is_same_v<Scalar, double>, plan.variant),
-                                    plan.config.threads());
+    cl::Kernel kernel =
+        make_kernel(call, gemm_program(plan.config, p.is_double(), plan.variant), plan.config.threads());
     const cl_uint next = set_gemm_arguments(kernel, plan.corner_m, plan.corner_n, plan.depth, p.alpha, p.beta, a, b,
                                             p.c, s.c.offset, s.c.ld);
     if (plan.strips == StripWork::fused) {  // the whole product, for the work-groups that multiply its strips
@@ -143,9 +136,8 @@ cl::Event run_product(const CallContext& call, const Plan& plan, const GemmProbl
 }
 
 // Carries out `plan` for problem p after `wait`; the returned event completes with C.
-template <class Scalar>
-cl::Event execute(const CallContext& call, const Plan& plan, const GemmProblem<Scalar>& p,
-                  const std::vector<cl::Event>& wait) {
+inline cl::Event execute(const CallContext& call, const Plan& plan, const GemmProblem& p,
+                         const std::vector<cl::Event>& wait) {
   switch (plan.work) {
     case Work::nothing: {
       cl::Event done;

@@ -40,10 +40,9 @@ inline Plan plan_gemm(const KernelDescription* config, const GemmShape& s, bool 
 }
 
 // Plans and runs a checked product; the returned event completes with C.
-template <class Scalar>
-cl::Event run_gemm(const CallContext& call, const KernelDescription* config, const GemmProblem<Scalar>& p,
-                   const std::vector<cl::Event>& wait) {
-  const Plan plan = plan_gemm(config, p.shape, p.alpha == Scalar(0), call.limits, sizeof(Scalar));
+inline cl::Event run_gemm(const CallContext& call, const KernelDescription* config, const GemmProblem& p,
+                          const std::vector<cl::Event>& wait) {
+  const Plan plan = plan_gemm(config, p.shape, p.alpha.value == 0, call.limits, p.scalar_size());
   return execute(call, plan, p, wait);
 }
 
@@ -62,7 +61,7 @@ cl::Event gemm(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans
   constexpr const detail::KernelDescription* config = detail::description_of<Config>();
   return detail::translate_cl_errors([&] {
     const detail::CallContext call = detail::CallContext::of(queue);
-    const detail::GemmProblem<Scalar> problem = detail::check_arguments<Scalar>(
+    const detail::GemmProblem problem = detail::check_arguments<Scalar>(
         call.context, trans_a, trans_b, m, n, k, alpha, a, a_offset, lda, b, b_offset, ldb, beta, c, c_offset, ldc);
     return detail::run_gemm(call, config, problem, wait);
   });

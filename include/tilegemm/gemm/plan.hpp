@@ -193,8 +193,9 @@ inline bool fuses_strips_on(const KernelDescription& config, const DeviceLimits&
 // The plan of a product with one configuration. Throws tilegemm::Error when the device cannot run it.
 inline Plan plan_product(const KernelDescription& config, const GemmShape& s, const DeviceLimits& device,
                          std::size_t scalar_size, const PlanOptions& options = {}) {
-  check_work_group(device, config.name(), config.threads_m, config.threads_n,
-                   config.local_memory_elements * scalar_size);
+  check_work_group(
+      device, [&] { return config.name(); }, config.threads_m, config.threads_n,
+      config.local_memory_elements * scalar_size);
   Plan plan;
   plan.work = Work::product;
   plan.config = config;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../kernels/program_text.hpp"
@@ -18,19 +19,28 @@ inline std::size_t round_up(std::size_t value, std::size_t multiple) {
 }
 
 // Throws tilegemm::Error before anything is built when a work-group of the given shape cannot run on the device.
-inline void check_work_group(const DeviceLimits& device, const std::string& what, std::size_t threads_m,
-                             std::size_t threads_n, std::size_t local_bytes) {
+// `what` names the kernel in the message: text, or a function that returns it (worked out only for a message).
+template <class What>
+void check_work_group(const DeviceLimits& device, const What& what_names, std::size_t threads_m, std::size_t threads_n,
+                      std::size_t local_bytes) {
+  const auto what = [&]() -> std::string {
+    if constexpr (std::is_invocable_v<What>) {
+      return what_names();
+    } else {
+      return what_names;
+    }
+  };
   const std::size_t threads = threads_m * threads_n;
   if (threads > device.max_work_group_size || device.max_work_item_sizes.size() < 2 ||
       threads_m > device.max_work_item_sizes[0] || threads_n > device.max_work_item_sizes[1]) {
     throw Error(CL_INVALID_WORK_GROUP_SIZE,
-                "tilegemm: " + what + " needs work-groups of " + std::to_string(threads_m) + " x " +
+                "tilegemm: " + what() + " needs work-groups of " + std::to_string(threads_m) + " x " +
                     std::to_string(threads_n) + " work-items, more than " + device.name + " allows (" +
                     std::to_string(device.max_work_group_size) +
                     " in all). Choose a TileConfig with fewer work-items (larger WPTM/WPTN or smaller tiles).");
   }
   if (local_bytes > device.local_memory_bytes) {
-    throw Error(CL_OUT_OF_RESOURCES, "tilegemm: " + what + " needs " + std::to_string(local_bytes) +
+    throw Error(CL_OUT_OF_RESOURCES, "tilegemm: " + what() + " needs " + std::to_string(local_bytes) +
                                          " bytes of local memory per work-group but " + device.name + " has " +
                                          std::to_string(device.local_memory_bytes) +
                                          ". Choose a TileConfig with smaller TSK, TSM or TSN.");
@@ -56,11 +66,30 @@ inline cl::Kernel make_kernel(const CallContext& call, const ProgramText& text, 
   return kernel;
 }
 
+// A kernel argument of the product's scalar type, float or double (held as a double, which holds any float exactly):
+// alpha and beta, so that the code that runs a product is the same for both types.
+struct ScalarValue {
+  double value = 0;
+  bool is_double = false;
+};
+template <class Scalar>
+ScalarValue scalar_value(Scalar value) {
+  return {static_cast<double>(value), std::is_same_v<Scalar, double>};
+}
+
+template <class T>
+cl_int set_arg(cl::Kernel& kernel, cl_uint index, const T& value) {
+  return kernel.setArg(index, value);
+}
+inline cl_int set_arg(cl::Kernel& kernel, cl_uint index, const ScalarValue& value) {
+  return value.is_double ? kernel.setArg(index, value.value) : kernel.setArg(index, static_cast<float>(value.value));
+}
+
 // Sets the kernel's arguments from index `first` on; returns the index after the last one set.
 template <class... Args>
 cl_uint set_args_from(cl::Kernel& kernel, cl_uint first, const Args&... args) {
   cl_uint index = first;
-  (check(kernel.setArg(index++, args), "clSetKernelArg"), ...);
+  (check(set_arg(kernel, index++, args), "clSetKernelArg"), ...);
   return index;
 }
 template <class... Args>
