@@ -98,8 +98,9 @@ inline std::optional<std::size_t> choose_device(const std::vector<DeviceEntry>& 
   };
   const std::string wanted = lowercase(spec);
   if (wanted.empty()) {
-    const auto gpu = first_where([](const DeviceEntry& e) { return (e.type & CL_DEVICE_TYPE_GPU) != 0; });
-    return gpu ? gpu : first_where([](const DeviceEntry&) { return true; });
+    const auto is_gpu = [](const DeviceEntry& e) { return (e.type & CL_DEVICE_TYPE_GPU) != 0; };
+    if (const std::optional<std::size_t> gpu = first_where(is_gpu)) return gpu;
+    return entries.empty() ? std::nullopt : std::optional<std::size_t>(0);
   }
   if (wanted == "cpu" || wanted == "gpu" || wanted == "accelerator") {
     // By type_name(), so that a device with the GPU bit and another one counts only as a "gpu".
@@ -108,8 +109,16 @@ inline std::optional<std::size_t> choose_device(const std::vector<DeviceEntry>& 
   return first_where([&](const DeviceEntry& e) { return lowercase(e.label()).find(wanted) != std::string::npos; });
 }
 
-// What find_device says when choose_device finds nothing: every device there is, with its type.
+// What find_device says when choose_device finds nothing: every device there is, with its type, or that there is none.
 inline std::string no_matching_device_message(const std::vector<DeviceEntry>& entries, std::string_view spec) {
+  if (entries.empty()) {
+    // Platforms without devices: e.g. a GPU driver installed where its GPU is missing or unsupported.
+    const std::string asked = spec.empty() ? "" : " for TILEGEMM_DEVICE=\"" + std::string(spec) + "\"";
+    return "tilegemm: no OpenCL device" + asked +
+           ": the OpenCL platforms here list no devices at all. Check that the driver supports this machine's GPU, "
+           "or install the PoCL CPU driver to run on the processor (Debian and Ubuntu: apt-get install "
+           "pocl-opencl-icd).";
+  }
   std::string message = "tilegemm: no OpenCL device matches TILEGEMM_DEVICE=\"" + std::string(spec) +
                         "\". Use cpu, gpu, accelerator or part of one of these names:";
   for (const DeviceEntry& e : entries) message += "\n  " + e.label() + " (" + e.type_name() + ")";
@@ -127,7 +136,8 @@ inline DeviceEntry chosen_entry(const std::vector<DeviceEntry>& entries, std::st
 
 // Chooses a device by TILEGEMM_DEVICE's rules: empty picks the first GPU of any platform, else the first device;
 // "cpu", "gpu" or "accelerator" picks the first device of that type; other text picks the first device whose
-// "platform name / device name" contains it, ignoring case. Throws tilegemm::Error listing the devices otherwise.
+// "platform name / device name" contains it, ignoring case. Throws tilegemm::Error listing the devices otherwise, and
+// saying so when there are platforms but no devices.
 inline DeviceEntry find_device(std::string_view spec) { return detail::chosen_entry(list_devices(), spec); }
 
 // The device named by the environment variable TILEGEMM_DEVICE (see find_device).
