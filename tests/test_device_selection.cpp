@@ -83,7 +83,30 @@ std::string uppercase(std::string text) {
   return text;
 }
 
+std::string lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
 bool same_device(const DeviceEntry& a, const DeviceEntry& b) { return a.device() == b.device(); }
+
+// Whether entries[index]'s full label is sure to choose it: no device listed before it has a label that contains it,
+// in any case. Of two identical GPUs (one label), only the first can be named this way.
+bool label_chooses_itself(const std::vector<DeviceEntry>& entries, std::size_t index) {
+  const std::string label = lowercase(entries[index].label());
+  for (std::size_t earlier = 0; earlier < index; ++earlier) {
+    if (lowercase(entries[earlier].label()).find(label) != std::string::npos) return false;
+  }
+  return true;
+}
+
+// The last device whose full label chooses it (never none: the first device's does). The last, so that where a GPU
+// is listed first and other devices follow, it is not also the device an unset TILEGEMM_DEVICE gives.
+std::size_t last_named_by_label(const std::vector<DeviceEntry>& entries) {
+  std::size_t index = entries.size() - 1;
+  while (!label_chooses_itself(entries, index)) --index;
+  return index;
+}
 
 // "" when `queue` computes a small product right.
 std::string works(const cl::CommandQueue& queue) {
@@ -334,35 +357,90 @@ TEST_CASE("with platforms but no devices at all, every choice is an error saying
 
 // ======== This machine's devices ========
 
-TEST_CASE("list_devices lists every device, labelled \"platform / device\"", "[devices]") {
+TEST_CASE("list_devices lists every device of every platform in order, as OpenCL reports them", "[devices]") {
   const std::vector<DeviceEntry> entries = tilegemm::list_devices();
   REQUIRE(!entries.empty());
+  std::vector<cl::Platform> platforms;
+  REQUIRE(cl::Platform::get(&platforms) == CL_SUCCESS);
+  std::size_t next = 0;
+  for (const cl::Platform& platform : platforms) {
+    std::string platform_name;
+    REQUIRE(platform.getInfo(CL_PLATFORM_NAME, &platform_name) == CL_SUCCESS);
+    std::vector<cl::Device> devices;
+    const cl_int found = platform.getDevices(CL_DEVICE_TYPE_ALL, &devices);
+    if (found == CL_DEVICE_NOT_FOUND) continue;  // a platform without devices
+    REQUIRE(found == CL_SUCCESS);
+    for (const cl::Device& device : devices) {
+      REQUIRE(next < entries.size());
+      const DeviceEntry& e = entries[next++];
+      INFO("device " << e.label());
+      CHECK(e.device() == device());
+      std::string device_name;
+      REQUIRE(device.getInfo(CL_DEVICE_NAME, &device_name) == CL_SUCCESS);
+      // The driver's names, less only trailing padding.
+      const std::string padding(" \0", 2);
+      CHECK(!e.platform_name.empty());
+      CHECK(!e.device_name.empty());
+      CHECK(platform_name.compare(0, e.platform_name.size(), e.platform_name) == 0);
+      CHECK(platform_name.find_first_not_of(padding, e.platform_name.size()) == std::string::npos);
+      CHECK(device_name.compare(0, e.device_name.size(), e.device_name) == 0);
+      CHECK(device_name.find_first_not_of(padding, e.device_name.size()) == std::string::npos);
+      CHECK(e.label() == e.platform_name + " / " + e.device_name);
+      cl_device_type type = 0;
+      REQUIRE(device.getInfo(CL_DEVICE_TYPE, &type) == CL_SUCCESS);
+      CHECK(e.type == type);
+    }
+  }
+  CHECK(next == entries.size());
+}
+
+TEST_CASE("find_device with a device's full label, in any case, returns that device", "[devices]") {
+  const std::vector<DeviceEntry> entries = tilegemm::list_devices();
+  REQUIRE(!entries.empty());
+  for (std::size_t index = 0; index < entries.size(); ++index) {
+    if (!label_chooses_itself(entries, index)) continue;  // an earlier label contains it: a second identical GPU
+    const DeviceEntry& expected = entries[index];
+    for (const std::string& spec : {expected.label(), uppercase(expected.label()), lowercase(expected.label())}) {
+      INFO("find_device(" << spec << ")");
+      const DeviceEntry found = tilegemm::find_device(spec);
+      CHECK(same_device(found, expected));
+      CHECK(found.label() == expected.label());
+      CHECK(found.type == expected.type);
+    }
+  }
+}
+
+TEST_CASE("find_device with text that matches nothing throws CL_DEVICE_NOT_FOUND listing this machine's devices",
+          "[devices]") {
+  const std::vector<DeviceEntry> entries = tilegemm::list_devices();
+  const tilegemm::Error error = error_from([] { tilegemm::find_device("no-such-device-xyz"); });
+  CHECK(error.code() == CL_DEVICE_NOT_FOUND);
+  const std::string message = error.what();
+  CHECK(message.find("TILEGEMM_DEVICE=\"no-such-device-xyz\"") != std::string::npos);
   for (const DeviceEntry& e : entries) {
     INFO("device " << e.label());
-    CHECK(!e.platform_name.empty());
-    CHECK(!e.device_name.empty());
-    CHECK(e.label() == e.platform_name + " / " + e.device_name);
-    std::string name;
-    REQUIRE(e.device.getInfo(CL_DEVICE_NAME, &name) == CL_SUCCESS);
-    CHECK(name.find(e.device_name) == 0);  // the driver's name, less any padding
-    cl_platform_id platform_id = nullptr;
-    REQUIRE(e.device.getInfo(CL_DEVICE_PLATFORM, &platform_id) == CL_SUCCESS);
-    std::string platform_name;
-    REQUIRE(cl::Platform(platform_id, true).getInfo(CL_PLATFORM_NAME, &platform_name) == CL_SUCCESS);
-    CHECK(platform_name.find(e.platform_name) == 0);
-    cl_device_type type = 0;
-    REQUIRE(e.device.getInfo(CL_DEVICE_TYPE, &type) == CL_SUCCESS);
-    CHECK(e.type == type);
-    const std::string type_name = e.type_name();
-    if (type & CL_DEVICE_TYPE_GPU) {
-      CHECK(type_name == "gpu");
-    } else if (type & CL_DEVICE_TYPE_CPU) {
-      CHECK(type_name == "cpu");
-    } else if (type & CL_DEVICE_TYPE_ACCELERATOR) {
-      CHECK(type_name == "accelerator");
-    } else {
-      CHECK(type_name == "other");
-    }
+    CHECK(message.find("\n  " + e.label() + " (" + e.type_name() + ")") != std::string::npos);
+  }
+}
+
+TEST_CASE("on a machine whose only device is PoCL's CPU, every spelling chooses it or lists it", "[devices][pocl]") {
+  const std::vector<DeviceEntry> entries = tilegemm::list_devices();
+  if (entries.size() != 1 || entries[0].platform_name != "Portable Computing Language" ||
+      entries[0].type != CL_DEVICE_TYPE_CPU) {
+    WARN("not a machine with PoCL's CPU as its only device; skipped");
+    return;
+  }
+  const DeviceEntry& pocl = entries[0];
+  for (const char* spec : {"", "cpu", "CPU", "portable", "PORTABLE computing LANG", "language / "}) {
+    INFO("find_device(" << spec << ")");
+    CHECK(same_device(tilegemm::find_device(spec), pocl));
+  }
+  for (const char* spec : {"gpu", "accelerator", "nvidia"}) {
+    INFO("find_device(" << spec << ")");
+    const tilegemm::Error error = error_from([&] { tilegemm::find_device(spec); });
+    CHECK(error.code() == CL_DEVICE_NOT_FOUND);
+    CHECK(std::string(error.what()).find("\n  Portable Computing Language / " + pocl.device_name + " (cpu)") !=
+          std::string::npos);
   }
 }
 
@@ -385,23 +463,29 @@ TEST_CASE("queue_for returns one working queue per device, the same on every cal
   // Different devices have different queues (devices listed twice by two ICDs are different devices too).
   std::sort(handles.begin(), handles.end());
   CHECK(std::adjacent_find(handles.begin(), handles.end()) == handles.end());
-  // The queue of find_device("")'s device is the one queue_for gives.
-  CHECK(tilegemm::queue_for(tilegemm::find_device("").device)() ==
-        tilegemm::queue_for(tilegemm::find_device("").device)());
+  // Entries listed again (new cl::Device objects for the same devices) get the same queues.
+  const std::vector<DeviceEntry> listed_again = tilegemm::list_devices();
+  REQUIRE(listed_again.size() == entries.size());
+  for (std::size_t index = 0; index < entries.size(); ++index) {
+    CHECK(tilegemm::queue_for(listed_again[index].device)() == tilegemm::queue_for(entries[index].device)());
+  }
 }
 
 TEST_CASE("default_device and default_queue honour TILEGEMM_DEVICE", "[devices][environment]") {
   const std::vector<DeviceEntry> entries = tilegemm::list_devices();
-  // The last device (on a machine with several, not the one an unset variable gives), named by its upper-cased label.
-  const std::string spec = uppercase(entries.back().label());
-  const DeviceEntry expected = tilegemm::find_device(spec);
+  REQUIRE(!entries.empty());
+  const DeviceEntry& expected = entries[last_named_by_label(entries)];
+  // That device named by its full label, upper-cased.
+  const std::string spec = uppercase(expected.label());
   ScopedEnvironment environment("TILEGEMM_DEVICE", spec.c_str());
 
-  // default_device() reads the variable on every call.
+  // default_device() reads the variable on every call; unset and empty are find_device("").
   CHECK(same_device(tilegemm::default_device(), expected));
   environment.set("no-such-device-xyz");
   CHECK_THROWS_AS(tilegemm::default_device(), tilegemm::Error);
   environment.set(nullptr);
+  CHECK(same_device(tilegemm::default_device(), tilegemm::find_device("")));
+  environment.set("");
   CHECK(same_device(tilegemm::default_device(), tilegemm::find_device("")));
 
   // default_queue() reads it once, on its first successful call: these must be the first calls in this process (see
