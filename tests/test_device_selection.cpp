@@ -1,15 +1,23 @@
-// test_device_selection: list_devices, find_device's rules, queue_for's shared queues and TILEGEMM_DEVICE.
+// test_device_selection: TILEGEMM_DEVICE's rule on hand-written device lists, then list_devices and queue_for here.
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <tilegemm/tilegemm.hpp>
+#include <utility>
 #include <vector>
 
 #include "catch.hpp"
 #include "reference.hpp"
 
+// Two kinds of cases. Those tagged [unit] run detail::choose_device and its message on device lists written out
+// below, with null cl::Devices: they need no OpenCL platform, and every expected choice is written by hand, so they
+// fail when the rule is wrong. The [devices] cases check what needs a real device: that list_devices agrees with
+// OpenCL, that find_device and default_device plug the rule onto it, and queue_for.
+//
 // Order dependence: default_queue() reads TILEGEMM_DEVICE once per process, on its first call. Only the test case
 // "default_device and default_queue honour TILEGEMM_DEVICE" may call it (directly, or through gpu_gemm without a
 // queue); every other case here passes queues explicitly, so that case sets the variable before the first read
@@ -21,6 +29,54 @@ using tilegemm_test::Matrix;
 using tilegemm_test::random_matrix;
 
 namespace {
+
+// ---- Hand-written device lists ----
+
+// An entry as a driver could report it, with no OpenCL device behind it.
+DeviceEntry described(std::string platform_name, std::string device_name, cl_device_type type) {
+  return DeviceEntry{cl::Device(), std::move(platform_name), std::move(device_name), type};
+}
+
+constexpr int no_match = -1;
+
+// The index choose_device gives for `spec`, or no_match.
+int choice(const std::vector<DeviceEntry>& entries, const std::string& spec) {
+  const std::optional<std::size_t> index = tilegemm::detail::choose_device(entries, spec);
+  return index ? static_cast<int>(*index) : no_match;
+}
+
+// A TILEGEMM_DEVICE value and the index of the entry it must choose, written out by hand.
+struct Expected {
+  const char* spec;
+  int index;
+};
+
+void check_choices(const std::vector<DeviceEntry>& entries, const std::vector<Expected>& expectations) {
+  for (const Expected& expected : expectations) {
+    INFO("TILEGEMM_DEVICE=\"" << expected.spec << "\"");
+    CHECK(choice(entries, expected.spec) == expected.index);
+  }
+}
+
+// The tilegemm::Error that `body` throws; fails the case when it throws none.
+template <class Body>
+tilegemm::Error error_from(Body&& body) {
+  try {
+    body();
+  } catch (const tilegemm::Error& e) {
+    return e;
+  }
+  FAIL("no tilegemm::Error thrown");
+  return tilegemm::Error(CL_SUCCESS, "");
+}
+
+// A PoCL CPU on platform 0, then an NVIDIA GPU on platform 1.
+const std::vector<DeviceEntry> pocl_then_h200 = {
+    described("Portable Computing Language", "pthread-haswell-AMD EPYC 9654 96-Core Processor", CL_DEVICE_TYPE_CPU),
+    described("NVIDIA CUDA", "NVIDIA H200", CL_DEVICE_TYPE_GPU),
+};
+
+// ---- Devices on this machine ----
 
 std::string uppercase(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::toupper(c); });
@@ -34,15 +90,22 @@ std::string lowercase(std::string text) {
 
 bool same_device(const DeviceEntry& a, const DeviceEntry& b) { return a.device() == b.device(); }
 
-// The first entry matching `matches`, or nullptr.
-template <class Matches>
-const DeviceEntry* first_where(const std::vector<DeviceEntry>& entries, Matches&& matches) {
-  const auto found = std::find_if(entries.begin(), entries.end(), matches);
-  return found == entries.end() ? nullptr : &*found;
+// Whether entries[index]'s full label is sure to choose it: no device listed before it has a label that contains it,
+// in any case. Of two identical GPUs (one label), only the first can be named this way.
+bool label_chooses_itself(const std::vector<DeviceEntry>& entries, std::size_t index) {
+  const std::string label = lowercase(entries[index].label());
+  for (std::size_t earlier = 0; earlier < index; ++earlier) {
+    if (lowercase(entries[earlier].label()).find(label) != std::string::npos) return false;
+  }
+  return true;
 }
 
-const DeviceEntry* first_of_type(const std::vector<DeviceEntry>& entries, cl_device_type type) {
-  return first_where(entries, [&](const DeviceEntry& e) { return (e.type & type) != 0; });
+// The last device whose full label chooses it (never none: the first device's does). The last, so that where a GPU
+// is listed first and other devices follow, it is not also the device an unset TILEGEMM_DEVICE gives.
+std::size_t last_named_by_label(const std::vector<DeviceEntry>& entries) {
+  std::size_t index = entries.size() - 1;
+  while (!label_chooses_itself(entries, index)) --index;
+  return index;
 }
 
 // "" when `queue` computes a small product right.
@@ -81,122 +144,303 @@ class ScopedEnvironment {
 
 }  // namespace
 
-TEST_CASE("list_devices lists every device, labelled \"platform / device\"", "[devices]") {
+// ======== The rule, on hand-written lists: no OpenCL device needed ========
+
+TEST_CASE("choose_device with no TILEGEMM_DEVICE takes the first GPU of any platform, else the first device",
+          "[unit]") {
+  check_choices(pocl_then_h200, {{"", 1}});  // the GPU on platform 1, not the CPU listed first
+  const std::vector<DeviceEntry> cpu_then_two_gpus = {
+      described("Intel(R) OpenCL", "Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz", CL_DEVICE_TYPE_CPU),
+      described("NVIDIA CUDA", "NVIDIA H100 80GB HBM3", CL_DEVICE_TYPE_GPU),
+      described("AMD Accelerated Parallel Processing", "gfx90a:sramecc+:xnack-", CL_DEVICE_TYPE_GPU),
+  };
+  check_choices(cpu_then_two_gpus, {{"", 1}});
+  const std::vector<DeviceEntry> accelerator_then_cpu = {
+      described("Intel(R) FPGA Emulation Platform for OpenCL(TM)", "Intel(R) FPGA Emulation Device",
+                CL_DEVICE_TYPE_ACCELERATOR),
+      described("Portable Computing Language", "pthread-haswell-AMD EPYC", CL_DEVICE_TYPE_CPU),
+  };
+  check_choices(accelerator_then_cpu, {{"", 0}});  // no GPU: the first device, whatever its type
+  const std::vector<DeviceEntry> one_cpu = {
+      described("Portable Computing Language", "pthread-haswell-AMD EPYC", CL_DEVICE_TYPE_CPU),
+  };
+  check_choices(one_cpu, {{"", 0}});
+}
+
+TEST_CASE("choose_device with cpu, gpu or accelerator, in any case, takes the first device of that type", "[unit]") {
+  check_choices(pocl_then_h200, {{"cpu", 0},
+                                 {"CPU", 0},
+                                 {"cPu", 0},
+                                 {"gpu", 1},
+                                 {"GPU", 1},
+                                 {"Gpu", 1},
+                                 {"accelerator", no_match},
+                                 {"ACCELERATOR", no_match}});
+  // Types in the order gpu, accelerator, cpu, accelerator, cpu, gpu: the first of each is 0, 1 and 2.
+  const std::vector<DeviceEntry> mixed = {
+      described("NVIDIA CUDA", "NVIDIA H200", CL_DEVICE_TYPE_GPU),
+      described("Intel(R) FPGA Emulation Platform for OpenCL(TM)", "Intel(R) FPGA Emulation Device",
+                CL_DEVICE_TYPE_ACCELERATOR),
+      described("Portable Computing Language", "pthread-haswell-AMD EPYC", CL_DEVICE_TYPE_CPU),
+      described("Xilinx", "xilinx_u250_gen3x16_xdma_shell_4_1", CL_DEVICE_TYPE_ACCELERATOR),
+      described("Intel(R) OpenCL", "Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz", CL_DEVICE_TYPE_CPU),
+      described("AMD Accelerated Parallel Processing", "gfx90a:sramecc+:xnack-", CL_DEVICE_TYPE_GPU),
+  };
+  check_choices(mixed, {{"gpu", 0}, {"accelerator", 1}, {"Accelerator", 1}, {"cpu", 2}, {"CPU", 2}});
+  const std::vector<DeviceEntry> no_gpu = {
+      described("Portable Computing Language", "pthread-haswell-AMD EPYC", CL_DEVICE_TYPE_CPU),
+      described("Intel(R) FPGA Emulation Platform for OpenCL(TM)", "Intel(R) FPGA Emulation Device",
+                CL_DEVICE_TYPE_ACCELERATOR),
+      described("Example Platform", "GPU-class accelerator", CL_DEVICE_TYPE_ACCELERATOR),
+  };
+  // A type word chooses by type only: "gpu" in a device's name does not make it a match.
+  check_choices(no_gpu, {{"gpu", no_match}, {"GPU", no_match}, {"cpu", 0}, {"accelerator", 1}});
+}
+
+TEST_CASE("choose_device counts a device by its type_name, so one with the GPU bit is a gpu whatever else it has",
+          "[unit]") {
+  const std::vector<DeviceEntry> combined_types = {
+      described("Example CPU Platform", "fused cpu with an accelerator bit",
+                CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_ACCELERATOR),                                                  // 0
+      described("Example APU Platform", "integrated graphics", CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR),   // 1
+      described("Example DSP Platform", "signal processor", CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_DEFAULT),  // 2
+      described("Example Custom Platform", "custom device", CL_DEVICE_TYPE_CUSTOM),                                // 3
+      described("Example GPU Platform", "discrete graphics", CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT),         // 4
+  };
+  CHECK(combined_types[0].type_name() == "cpu");
+  CHECK(combined_types[1].type_name() == "gpu");
+  CHECK(combined_types[2].type_name() == "accelerator");
+  CHECK(combined_types[3].type_name() == "other");
+  CHECK(combined_types[4].type_name() == "gpu");
+  check_choices(combined_types, {
+                                    {"", 1},  // the GPU bit is enough, with the accelerator bit beside it
+                                    {"gpu", 1},
+                                    {"accelerator", 2},  // not 0 (a cpu) nor 1 (a gpu), though both have the bit
+                                    {"cpu", 0},
+                                    {"other", no_match},  // a type_name, but not one TILEGEMM_DEVICE takes as a type
+                                    {"custom", 3},        // text: matched in the names
+                                });
+}
+
+TEST_CASE("choose_device with other text takes the first device whose platform and device name contain it", "[unit]") {
+  check_choices(pocl_then_h200, {
+                                    {"nvidia", 1},
+                                    {"NVIDIA H200", 1},
+                                    {"h200", 1},
+                                    {"portable", 0},
+                                    {"epyc", 0},
+                                    {"AMD", 0},
+                                    {"pu", 0},           // in "Computing": part of a type word is text, not a type
+                                    {" gpu", no_match},  // a type word with a space is text too, and not in any name
+                                    {"h100", no_match},
+                                    {"other", no_match},
+                                });
+  const std::vector<DeviceEntry> three_gpus = {
+      described("NVIDIA CUDA", "NVIDIA H200", CL_DEVICE_TYPE_GPU),                                     // 0
+      described("NVIDIA CUDA", "NVIDIA H200", CL_DEVICE_TYPE_GPU),                                     // 1
+      described("AMD Accelerated Parallel Processing", "gfx90a:sramecc+:xnack-", CL_DEVICE_TYPE_GPU),  // 2
+  };
+  check_choices(three_gpus, {
+                                {"H200", 0},  // two devices of that name: the first
+                                {"NVIDIA CUDA / NVIDIA H200", 0},
+                                {"gfx90a", 2},
+                                {"accelerated", 2},         // a name, not the type "accelerator"
+                                {"accelerator", no_match},  // the type: there is none, though a name nearly says it
+                                {"processing / gfx", 2},
+                            });
+}
+
+TEST_CASE("choose_device ignores case in both the text and the names", "[unit]") {
+  const std::vector<DeviceEntry> names_in_several_cases = {
+      described("Portable Computing Language", "pthread-haswell-AMD EPYC", CL_DEVICE_TYPE_CPU),  // 0
+      described("nvidia cuda", "NVIDIA H200", CL_DEVICE_TYPE_GPU),                               // 1
+      described("Example Platform", "lowercase accelerator card", CL_DEVICE_TYPE_ACCELERATOR),   // 2
+  };
+  check_choices(names_in_several_cases, {
+                                            {"PORTABLE computing LANG", 0},
+                                            {"portable computing language", 0},
+                                            {"PTHREAD-HASWELL", 0},
+                                            {"NVIDIA CUDA", 1},
+                                            {"nViDiA h200", 1},
+                                            {"LOWERCASE ACCELERATOR", 2},
+                                        });
+}
+
+TEST_CASE("choose_device matches text across the slash between platform and device name", "[unit]") {
+  check_choices(pocl_then_h200,
+                {
+                    {"language / pthread", 0},
+                    {"CUDA / NVIDIA", 1},
+                    {"nvidia cuda / nvidia h200", 1},  // the whole label
+                    {"Portable Computing Language / pthread-haswell-AMD EPYC 9654 96-Core Processor", 0},
+                    {"cuda/nvidia", no_match},  // the separator is space, slash, space
+                    {"cuda  / nvidia", no_match},
+                    {"nvidia h200 / nvidia cuda", no_match},  // platform first, then device
+                });
+}
+
+TEST_CASE("detail::trimmed drops the trailing spaces and NULs some drivers leave, and nothing else", "[unit]") {
+  using tilegemm::detail::trimmed;
+  using namespace std::string_literals;  // "...\0"s keeps the NULs in the string
+  CHECK(trimmed("NVIDIA CUDA\0"s) == "NVIDIA CUDA");
+  CHECK(trimmed("NVIDIA H200 \0 \0\0"s) == "NVIDIA H200");
+  CHECK(trimmed("  leading spaces stay") == "  leading spaces stay");
+  CHECK(trimmed("inner\0nul stays\0"s) == "inner\0nul stays"s);
+  CHECK(trimmed("\0\0 "s) == "");
+  CHECK(trimmed("") == "");
+
+  // Names as a driver returns them, trimmed as list_devices trims them: the label and matching see clean names.
+  const std::vector<DeviceEntry> padded_names = {
+      described(trimmed("Portable Computing Language\0"s), trimmed("pthread-haswell-AMD EPYC\0"s), CL_DEVICE_TYPE_CPU),
+      described(trimmed("NVIDIA CUDA \0"s), trimmed("NVIDIA H200   \0\0"s), CL_DEVICE_TYPE_GPU),
+  };
+  CHECK(padded_names[0].label() == "Portable Computing Language / pthread-haswell-AMD EPYC");
+  CHECK(padded_names[1].label() == "NVIDIA CUDA / NVIDIA H200");
+  check_choices(padded_names, {
+                                  {"language / pthread", 0},  // no NUL before the slash
+                                  {"cuda / nvidia", 1},       // no extra space before the slash
+                                  {"h200 ", no_match},        // the padding is gone
+                              });
+}
+
+TEST_CASE("the message when nothing matches lists every device with its type", "[unit]") {
+  CHECK(tilegemm::detail::no_matching_device_message(pocl_then_h200, "h100") ==
+        "tilegemm: no OpenCL device matches TILEGEMM_DEVICE=\"h100\". Use cpu, gpu, accelerator or part of one of "
+        "these names:\n"
+        "  Portable Computing Language / pthread-haswell-AMD EPYC 9654 96-Core Processor (cpu)\n"
+        "  NVIDIA CUDA / NVIDIA H200 (gpu)");
+  const std::vector<DeviceEntry> every_type = {
+      described("NVIDIA CUDA", "NVIDIA H200", CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT),
+      described("Portable Computing Language", "pthread-haswell-AMD EPYC", CL_DEVICE_TYPE_CPU),
+      described("Intel(R) FPGA Emulation Platform for OpenCL(TM)", "Intel(R) FPGA Emulation Device",
+                CL_DEVICE_TYPE_ACCELERATOR),
+      described("Example Custom Platform", "custom device", CL_DEVICE_TYPE_CUSTOM),
+  };
+  CHECK(tilegemm::detail::no_matching_device_message(every_type, "Radeon") ==
+        "tilegemm: no OpenCL device matches TILEGEMM_DEVICE=\"Radeon\". Use cpu, gpu, accelerator or part of one of "
+        "these names:\n"
+        "  NVIDIA CUDA / NVIDIA H200 (gpu)\n"
+        "  Portable Computing Language / pthread-haswell-AMD EPYC (cpu)\n"
+        "  Intel(R) FPGA Emulation Platform for OpenCL(TM) / Intel(R) FPGA Emulation Device (accelerator)\n"
+        "  Example Custom Platform / custom device (other)");
+}
+
+TEST_CASE("chosen_entry returns the chosen entry, or throws tilegemm::Error CL_DEVICE_NOT_FOUND with the message",
+          "[unit]") {
+  CHECK(tilegemm::detail::chosen_entry(pocl_then_h200, "").label() == "NVIDIA CUDA / NVIDIA H200");
+  CHECK(tilegemm::detail::chosen_entry(pocl_then_h200, "CPU").label() ==
+        "Portable Computing Language / pthread-haswell-AMD EPYC 9654 96-Core Processor");
+  const tilegemm::Error error = error_from([] { tilegemm::detail::chosen_entry(pocl_then_h200, "accelerator"); });
+  CHECK(error.code() == CL_DEVICE_NOT_FOUND);
+  CHECK(std::string(error.what()) ==
+        "tilegemm: no OpenCL device matches TILEGEMM_DEVICE=\"accelerator\". Use cpu, gpu, accelerator or part of "
+        "one of these names:\n"
+        "  Portable Computing Language / pthread-haswell-AMD EPYC 9654 96-Core Processor (cpu)\n"
+        "  NVIDIA CUDA / NVIDIA H200 (gpu)");
+}
+
+TEST_CASE("with platforms but no devices at all, every choice is an error saying there are none", "[unit]") {
+  const std::vector<DeviceEntry> none;
+  check_choices(none, {{"", no_match}, {"gpu", no_match}, {"cpu", no_match}, {"nvidia", no_match}});
+  const tilegemm::Error unset = error_from([&] { tilegemm::detail::chosen_entry(none, ""); });
+  CHECK(unset.code() == CL_DEVICE_NOT_FOUND);
+  CHECK(std::string(unset.what()) ==
+        "tilegemm: no OpenCL device: the OpenCL platforms here list no devices at all. Check that the driver "
+        "supports this machine's GPU, or install the PoCL CPU driver to run on the processor (Debian and Ubuntu: "
+        "apt-get install pocl-opencl-icd).");
+  const tilegemm::Error gpu = error_from([&] { tilegemm::detail::chosen_entry(none, "gpu"); });
+  CHECK(gpu.code() == CL_DEVICE_NOT_FOUND);
+  CHECK(std::string(gpu.what())
+            .find("tilegemm: no OpenCL device for TILEGEMM_DEVICE=\"gpu\": the OpenCL platforms "
+                  "here list no devices at all.") == 0);
+}
+
+// ======== This machine's devices ========
+
+TEST_CASE("list_devices lists every device of every platform in order, as OpenCL reports them", "[devices]") {
   const std::vector<DeviceEntry> entries = tilegemm::list_devices();
   REQUIRE(!entries.empty());
+  std::vector<cl::Platform> platforms;
+  REQUIRE(cl::Platform::get(&platforms) == CL_SUCCESS);
+  std::size_t next = 0;
+  for (const cl::Platform& platform : platforms) {
+    std::string platform_name;
+    REQUIRE(platform.getInfo(CL_PLATFORM_NAME, &platform_name) == CL_SUCCESS);
+    std::vector<cl::Device> devices;
+    const cl_int found = platform.getDevices(CL_DEVICE_TYPE_ALL, &devices);
+    if (found == CL_DEVICE_NOT_FOUND) continue;  // a platform without devices
+    REQUIRE(found == CL_SUCCESS);
+    for (const cl::Device& device : devices) {
+      REQUIRE(next < entries.size());
+      const DeviceEntry& e = entries[next++];
+      INFO("device " << e.label());
+      CHECK(e.device() == device());
+      std::string device_name;
+      REQUIRE(device.getInfo(CL_DEVICE_NAME, &device_name) == CL_SUCCESS);
+      // The driver's names, less only trailing padding.
+      const std::string padding(" \0", 2);
+      CHECK(!e.platform_name.empty());
+      CHECK(!e.device_name.empty());
+      CHECK(platform_name.compare(0, e.platform_name.size(), e.platform_name) == 0);
+      CHECK(platform_name.find_first_not_of(padding, e.platform_name.size()) == std::string::npos);
+      CHECK(device_name.compare(0, e.device_name.size(), e.device_name) == 0);
+      CHECK(device_name.find_first_not_of(padding, e.device_name.size()) == std::string::npos);
+      CHECK(e.label() == e.platform_name + " / " + e.device_name);
+      cl_device_type type = 0;
+      REQUIRE(device.getInfo(CL_DEVICE_TYPE, &type) == CL_SUCCESS);
+      CHECK(e.type == type);
+    }
+  }
+  CHECK(next == entries.size());
+}
+
+TEST_CASE("find_device with a device's full label, in any case, returns that device", "[devices]") {
+  const std::vector<DeviceEntry> entries = tilegemm::list_devices();
+  REQUIRE(!entries.empty());
+  for (std::size_t index = 0; index < entries.size(); ++index) {
+    if (!label_chooses_itself(entries, index)) continue;  // an earlier label contains it: a second identical GPU
+    const DeviceEntry& expected = entries[index];
+    for (const std::string& spec : {expected.label(), uppercase(expected.label()), lowercase(expected.label())}) {
+      INFO("find_device(" << spec << ")");
+      const DeviceEntry found = tilegemm::find_device(spec);
+      CHECK(same_device(found, expected));
+      CHECK(found.label() == expected.label());
+      CHECK(found.type == expected.type);
+    }
+  }
+}
+
+TEST_CASE("find_device with text that matches nothing throws CL_DEVICE_NOT_FOUND listing this machine's devices",
+          "[devices]") {
+  const std::vector<DeviceEntry> entries = tilegemm::list_devices();
+  const tilegemm::Error error = error_from([] { tilegemm::find_device("no-such-device-xyz"); });
+  CHECK(error.code() == CL_DEVICE_NOT_FOUND);
+  const std::string message = error.what();
+  CHECK(message.find("TILEGEMM_DEVICE=\"no-such-device-xyz\"") != std::string::npos);
   for (const DeviceEntry& e : entries) {
     INFO("device " << e.label());
-    CHECK(!e.platform_name.empty());
-    CHECK(!e.device_name.empty());
-    CHECK(e.label() == e.platform_name + " / " + e.device_name);
-    std::string name;
-    REQUIRE(e.device.getInfo(CL_DEVICE_NAME, &name) == CL_SUCCESS);
-    CHECK(name.find(e.device_name) == 0);  // the driver's name, less any padding
-    cl_platform_id platform_id = nullptr;
-    REQUIRE(e.device.getInfo(CL_DEVICE_PLATFORM, &platform_id) == CL_SUCCESS);
-    std::string platform_name;
-    REQUIRE(cl::Platform(platform_id, true).getInfo(CL_PLATFORM_NAME, &platform_name) == CL_SUCCESS);
-    CHECK(platform_name.find(e.platform_name) == 0);
-    cl_device_type type = 0;
-    REQUIRE(e.device.getInfo(CL_DEVICE_TYPE, &type) == CL_SUCCESS);
-    CHECK(e.type == type);
-    const std::string type_name = e.type_name();
-    if (type & CL_DEVICE_TYPE_GPU) {
-      CHECK(type_name == "gpu");
-    } else if (type & CL_DEVICE_TYPE_CPU) {
-      CHECK(type_name == "cpu");
-    } else if (type & CL_DEVICE_TYPE_ACCELERATOR) {
-      CHECK(type_name == "accelerator");
-    } else {
-      CHECK(type_name == "other");
-    }
+    CHECK(message.find("\n  " + e.label() + " (" + e.type_name() + ")") != std::string::npos);
   }
 }
 
-TEST_CASE("find_device(\"\") returns the first GPU, or else the first device", "[devices]") {
+TEST_CASE("on a machine whose only device is PoCL's CPU, every spelling chooses it or lists it", "[devices][pocl]") {
   const std::vector<DeviceEntry> entries = tilegemm::list_devices();
-  REQUIRE(!entries.empty());
-  const DeviceEntry* gpu = first_of_type(entries, CL_DEVICE_TYPE_GPU);
-  const DeviceEntry& expected = gpu ? *gpu : entries.front();
-  const DeviceEntry found = tilegemm::find_device("");
-  CHECK(same_device(found, expected));
-  CHECK(found.label() == expected.label());
-}
-
-TEST_CASE("find_device(\"cpu\"), \"gpu\" and \"accelerator\" pick the first device of that type, in any case",
-          "[devices]") {
-  const std::vector<DeviceEntry> entries = tilegemm::list_devices();
-  const struct {
-    const char* spec;
-    cl_device_type type;
-  } kinds[] = {{"cpu", CL_DEVICE_TYPE_CPU},
-               {"CPU", CL_DEVICE_TYPE_CPU},
-               {"Cpu", CL_DEVICE_TYPE_CPU},
-               {"gpu", CL_DEVICE_TYPE_GPU},
-               {"GPU", CL_DEVICE_TYPE_GPU},
-               {"accelerator", CL_DEVICE_TYPE_ACCELERATOR},
-               {"Accelerator", CL_DEVICE_TYPE_ACCELERATOR}};
-  for (const auto& kind : kinds) {
-    INFO("find_device(\"" << kind.spec << "\")");
-    // A GPU that also reports another type bit is a "gpu", not that type.
-    const DeviceEntry* expected =
-        first_where(entries, [&](const DeviceEntry& e) { return e.type_name() == lowercase(kind.spec); });
-    if (expected) {
-      const DeviceEntry found = tilegemm::find_device(kind.spec);
-      CHECK(same_device(found, *expected));
-      CHECK((found.type & kind.type) != 0);
-    } else {
-      // None of that type here (e.g. no GPU on a machine with only PoCL): an Error that lists the devices there are.
-      CHECK_THROWS_AS(tilegemm::find_device(kind.spec), tilegemm::Error);
-      for (const DeviceEntry& e : entries) {
-        INFO("listing " << e.label());
-#if TILEGEMM_CATCH2_V3
-        CHECK_THROWS_WITH(tilegemm::find_device(kind.spec), Catch::Matchers::ContainsSubstring(e.label()));
-#else
-        CHECK_THROWS_WITH(tilegemm::find_device(kind.spec), Catch::Contains(e.label()));
-#endif
-      }
-    }
-  }
-}
-
-TEST_CASE("this machine's PoCL CPU device is found as \"cpu\"", "[devices][pocl]") {
-  const std::vector<DeviceEntry> entries = tilegemm::list_devices();
-  const DeviceEntry* pocl = first_where(entries, [](const DeviceEntry& e) {
-    return lowercase(e.platform_name).find("portable computing language") != std::string::npos;
-  });
-  if (!pocl) {
-    WARN("no PoCL platform here; skipped");
+  if (entries.size() != 1 || entries[0].platform_name != "Portable Computing Language" ||
+      entries[0].type != CL_DEVICE_TYPE_CPU) {
+    WARN("not a machine with PoCL's CPU as its only device; skipped");
     return;
   }
-  const DeviceEntry cpu = tilegemm::find_device("CPU");
-  CHECK((cpu.type & CL_DEVICE_TYPE_CPU) != 0);
-  // The PoCL platform's name, partly upper-cased, selects a PoCL device.
-  const DeviceEntry by_platform = tilegemm::find_device("PORTABLE computing LANG");
-  CHECK(lowercase(by_platform.platform_name).find("portable computing language") != std::string::npos);
-}
-
-TEST_CASE("find_device with a substring of the platform or device name, in any case, picks the first match",
-          "[devices]") {
-  const std::vector<DeviceEntry> entries = tilegemm::list_devices();
-  for (const DeviceEntry& e : entries) {
-    const std::string name_parts[] = {e.platform_name, e.device_name, e.label()};
-    for (const std::string& name : name_parts) {
-      // The middle of the name (at least 5 characters, so never "cpu" or "gpu"), upper-cased and lower-cased.
-      const std::size_t length = std::max<std::size_t>(5, name.size() / 2);
-      if (name.size() < length) continue;
-      const std::string part = name.substr((name.size() - length) / 2, length);
-      for (const std::string& spec : {uppercase(part), lowercase(part), part}) {
-        INFO("find_device(\"" << spec << "\") for " << e.label());
-        const DeviceEntry* expected = first_where(entries, [&](const DeviceEntry& x) {
-          return lowercase(x.label()).find(lowercase(spec)) != std::string::npos;
-        });
-        REQUIRE(expected != nullptr);  // e itself matches
-        const DeviceEntry found = tilegemm::find_device(spec);
-        CHECK(same_device(found, *expected));
-        CHECK(lowercase(found.label()).find(lowercase(spec)) != std::string::npos);
-      }
-    }
+  const DeviceEntry& pocl = entries[0];
+  for (const char* spec : {"", "cpu", "CPU", "portable", "PORTABLE computing LANG", "language / "}) {
+    INFO("find_device(" << spec << ")");
+    CHECK(same_device(tilegemm::find_device(spec), pocl));
+  }
+  for (const char* spec : {"gpu", "accelerator", "nvidia"}) {
+    INFO("find_device(" << spec << ")");
+    const tilegemm::Error error = error_from([&] { tilegemm::find_device(spec); });
+    CHECK(error.code() == CL_DEVICE_NOT_FOUND);
+    CHECK(std::string(error.what()).find("\n  Portable Computing Language / " + pocl.device_name + " (cpu)") !=
+          std::string::npos);
   }
 }
 
@@ -219,23 +463,29 @@ TEST_CASE("queue_for returns one working queue per device, the same on every cal
   // Different devices have different queues (devices listed twice by two ICDs are different devices too).
   std::sort(handles.begin(), handles.end());
   CHECK(std::adjacent_find(handles.begin(), handles.end()) == handles.end());
-  // The queue of find_device("")'s device is the one queue_for gives.
-  CHECK(tilegemm::queue_for(tilegemm::find_device("").device)() ==
-        tilegemm::queue_for(tilegemm::find_device("").device)());
+  // Entries listed again (new cl::Device objects for the same devices) get the same queues.
+  const std::vector<DeviceEntry> listed_again = tilegemm::list_devices();
+  REQUIRE(listed_again.size() == entries.size());
+  for (std::size_t index = 0; index < entries.size(); ++index) {
+    CHECK(tilegemm::queue_for(listed_again[index].device)() == tilegemm::queue_for(entries[index].device)());
+  }
 }
 
 TEST_CASE("default_device and default_queue honour TILEGEMM_DEVICE", "[devices][environment]") {
   const std::vector<DeviceEntry> entries = tilegemm::list_devices();
-  // The last device (on a machine with several, not the one an unset variable gives), named by its upper-cased label.
-  const std::string spec = uppercase(entries.back().label());
-  const DeviceEntry expected = tilegemm::find_device(spec);
+  REQUIRE(!entries.empty());
+  const DeviceEntry& expected = entries[last_named_by_label(entries)];
+  // That device named by its full label, upper-cased.
+  const std::string spec = uppercase(expected.label());
   ScopedEnvironment environment("TILEGEMM_DEVICE", spec.c_str());
 
-  // default_device() reads the variable on every call.
+  // default_device() reads the variable on every call; unset and empty are find_device("").
   CHECK(same_device(tilegemm::default_device(), expected));
   environment.set("no-such-device-xyz");
   CHECK_THROWS_AS(tilegemm::default_device(), tilegemm::Error);
   environment.set(nullptr);
+  CHECK(same_device(tilegemm::default_device(), tilegemm::find_device("")));
+  environment.set("");
   CHECK(same_device(tilegemm::default_device(), tilegemm::find_device("")));
 
   // default_queue() reads it once, on its first successful call: these must be the first calls in this process (see

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,28 +85,60 @@ inline std::vector<DeviceEntry> list_devices() {
   });
 }
 
-// Chooses a device by TILEGEMM_DEVICE's rules: empty picks the first GPU of any platform, else the first device;
-// "cpu", "gpu" or "accelerator" picks the first device of that type; other text picks the first device whose
-// "platform name / device name" contains it, ignoring case. Throws tilegemm::Error listing the devices otherwise.
-inline DeviceEntry find_device(std::string_view spec) {
-  const std::vector<DeviceEntry> entries = list_devices();
-  const std::string wanted = detail::lowercase(spec);
-  const auto first = [&](auto&& matches) { return std::find_if(entries.begin(), entries.end(), matches); };
-  auto found = entries.end();
+namespace detail {
+
+// The index in `entries` of the device TILEGEMM_DEVICE=`spec` chooses, or nullopt when none matches. The rule alone:
+// it reads only names and types, so it runs on hand-written entries (with null cl::Devices) without any OpenCL.
+inline std::optional<std::size_t> choose_device(const std::vector<DeviceEntry>& entries, std::string_view spec) {
+  const auto first_where = [&](auto&& matches) -> std::optional<std::size_t> {
+    for (std::size_t index = 0; index < entries.size(); ++index) {
+      if (matches(entries[index])) return index;
+    }
+    return std::nullopt;
+  };
+  const std::string wanted = lowercase(spec);
   if (wanted.empty()) {
-    found = first([](const DeviceEntry& e) { return (e.type & CL_DEVICE_TYPE_GPU) != 0; });
-    if (found == entries.end()) found = entries.begin();
-  } else if (wanted == "cpu" || wanted == "gpu" || wanted == "accelerator") {
-    found = first([&](const DeviceEntry& e) { return e.type_name() == wanted; });
-  } else {
-    found = first([&](const DeviceEntry& e) { return detail::lowercase(e.label()).find(wanted) != std::string::npos; });
+    const auto is_gpu = [](const DeviceEntry& e) { return (e.type & CL_DEVICE_TYPE_GPU) != 0; };
+    if (const std::optional<std::size_t> gpu = first_where(is_gpu)) return gpu;
+    return entries.empty() ? std::nullopt : std::optional<std::size_t>(0);
   }
-  if (found != entries.end()) return *found;
+  if (wanted == "cpu" || wanted == "gpu" || wanted == "accelerator") {
+    // By type_name(), so that a device with the GPU bit and another one counts only as a "gpu".
+    return first_where([&](const DeviceEntry& e) { return e.type_name() == wanted; });
+  }
+  return first_where([&](const DeviceEntry& e) { return lowercase(e.label()).find(wanted) != std::string::npos; });
+}
+
+// What find_device says when choose_device finds nothing: every device there is, with its type, or that there is none.
+inline std::string no_matching_device_message(const std::vector<DeviceEntry>& entries, std::string_view spec) {
+  if (entries.empty()) {
+    // Platforms without devices: e.g. a GPU driver installed where its GPU is missing or unsupported.
+    const std::string asked = spec.empty() ? "" : " for TILEGEMM_DEVICE=\"" + std::string(spec) + "\"";
+    return "tilegemm: no OpenCL device" + asked +
+           ": the OpenCL platforms here list no devices at all. Check that the driver supports this machine's GPU, "
+           "or install the PoCL CPU driver to run on the processor (Debian and Ubuntu: apt-get install "
+           "pocl-opencl-icd).";
+  }
   std::string message = "tilegemm: no OpenCL device matches TILEGEMM_DEVICE=\"" + std::string(spec) +
                         "\". Use cpu, gpu, accelerator or part of one of these names:";
   for (const DeviceEntry& e : entries) message += "\n  " + e.label() + " (" + e.type_name() + ")";
-  throw Error(CL_DEVICE_NOT_FOUND, message);
+  return message;
 }
+
+// The entry choose_device picks; throws tilegemm::Error (CL_DEVICE_NOT_FOUND) with the message above when none.
+inline DeviceEntry chosen_entry(const std::vector<DeviceEntry>& entries, std::string_view spec) {
+  const std::optional<std::size_t> index = choose_device(entries, spec);
+  if (!index) throw Error(CL_DEVICE_NOT_FOUND, no_matching_device_message(entries, spec));
+  return entries[*index];
+}
+
+}  // namespace detail
+
+// Chooses a device by TILEGEMM_DEVICE's rules: empty picks the first GPU of any platform, else the first device;
+// "cpu", "gpu" or "accelerator" picks the first device of that type; other text picks the first device whose
+// "platform name / device name" contains it, ignoring case. Throws tilegemm::Error listing the devices otherwise, and
+// saying so when there are platforms but no devices.
+inline DeviceEntry find_device(std::string_view spec) { return detail::chosen_entry(list_devices(), spec); }
 
 // The device named by the environment variable TILEGEMM_DEVICE (see find_device).
 inline DeviceEntry default_device() {
