@@ -48,6 +48,16 @@ void check_arguments_of(const cl::Kernel& kernel, const std::vector<std::string>
   }
 }
 
+// The local memory the compiled kernel uses is what the host planned for: exactly on PoCL; drivers may pad
+// __local arrays to their alignment (NVIDIA added 1 to 64 bytes), which is far less than any term of the
+// host's count (a vector per step of k of a tile: 256 bytes and more).
+void check_local_memory(const cl::Kernel& kernel, const CallContext& call, std::size_t planned) {
+  const std::size_t used = kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(call.device);
+  INFO("the kernel uses " << used << " bytes of local memory; the host planned " << planned);
+  CHECK(used >= planned);
+  CHECK(used <= planned + 64);
+}
+
 template <class Config, class Scalar>
 void check_config(const CallContext& call) {
   const KernelDescription& config = describe<Config>;
@@ -61,8 +71,7 @@ void check_config(const CallContext& call) {
     if ((config.local_memory_elements + stage) * sizeof(Scalar) > call.limits.local_memory_bytes) continue;
     const cl::Kernel kernel =
         make_kernel(call, gemm_program(config, std::is_same_v<Scalar, double>, variant), config.threads());
-    CHECK(kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(call.device) ==
-          (config.local_memory_elements + stage) * sizeof(Scalar));
+    check_local_memory(kernel, call, (config.local_memory_elements + stage) * sizeof(Scalar));
     if (config.splits_k) {
       check_arguments_of(kernel, split_k_arguments);
     } else {
@@ -102,7 +111,7 @@ TEST_CASE("the helper kernels take the arguments the executor sets", "[contracts
       make_kernel(call, remainder_program(false, false, true), remainder_panel * remainder_lanes);
   check_arguments_of(remainder, {"M", "N", "K", "m0", "n0", "alpha", "beta", "A", "a_offset", "lda", "B", "b_offset",
                                  "ldb", "C", "c_offset", "ldc", "right_groups", "groups"});
-  CHECK(remainder.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(call.device) == strip_stage * sizeof(float));
+  check_local_memory(remainder, call, strip_stage * sizeof(float));
   check_arguments_of(
       make_kernel(call, support_program(false, pack_kernel_name), pack_tile * pack_tile),
       {"outer", "inner", "outer_contiguous", "src", "src_offset", "ld", "outer_padded", "inner_padded", "dst"});
