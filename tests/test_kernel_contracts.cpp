@@ -49,13 +49,13 @@ void check_arguments_of(const cl::Kernel& kernel, const std::vector<std::string>
 }
 
 // The local memory the compiled kernel uses is what the host planned for: exactly on PoCL; drivers may pad
-// __local arrays to their alignment (NVIDIA added 1 to 64 bytes), which is far less than any term of the
-// host's count (a vector per step of k of a tile: 256 bytes and more).
+// __local arrays to their alignment (NVIDIA added 1 to 128 bytes, for an array of double16), which is less than
+// any term of the host's count (a vector per step of k of each tile buffer: 256 bytes and more).
 void check_local_memory(const cl::Kernel& kernel, const CallContext& call, std::size_t planned) {
   const std::size_t used = kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(call.device);
   INFO("the kernel uses " << used << " bytes of local memory; the host planned " << planned);
   CHECK(used >= planned);
-  CHECK(used <= planned + 64);
+  CHECK(used <= planned + 128);
 }
 
 template <class Config, class Scalar>
