@@ -3,9 +3,9 @@
 
 #include <cstddef>
 
-#include "../config/fixed_string.hpp"
 #include "../config/tile_config.hpp"
 #include "caller_operands.hpp"
+#include "family_defaults.hpp"
 #include "program_text.hpp"
 
 namespace tilegemm {
@@ -47,10 +47,9 @@ void gemm_local_tiles(GEMM_PARAMETERS(real)) {
 )CLC";
 
 template <>
-struct FamilyTraits<Family::local_tiles> {
+struct FamilyTraits<Family::local_tiles> : FamilyDefaults {
   static constexpr char name[] = "local_tiles";
   static constexpr OperandAccess access = OperandAccess::caller_layout;
-  static constexpr bool splits_k = false;
 
   template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
   static constexpr bool rules_hold() {
@@ -60,16 +59,11 @@ struct FamilyTraits<Family::local_tiles> {
     return tiles_load_evenly<TSM, TSN, TSK, WPTM, WPTN, VW>();
   }
   static constexpr std::size_t local_memory_elements(const TileShape& t) {
-    return static_cast<std::size_t>(t.tsk) * (t.tsm + t.tsn);  // Asub and Bsub
-  }
-  template <class Config>
-  static constexpr auto defines() {
-    return fixed_string("");
+    return single_buffered_local_elements(t);  // Asub and Bsub
   }
 
   static constexpr TextPiece helpers = caller_operands;
   static constexpr EntryPoint product = {"gemm_local_tiles", piece(local_tiles_source)};
-  static constexpr EntryPoint product_and_strips = {};
 };
 
 }  // namespace detail

@@ -3,9 +3,9 @@
 
 #include <cstddef>
 
-#include "../config/fixed_string.hpp"
 #include "../config/tile_config.hpp"
 #include "caller_operands.hpp"
+#include "family_defaults.hpp"
 #include "program_text.hpp"
 
 namespace tilegemm {
@@ -27,10 +27,9 @@ void gemm_naive(GEMM_PARAMETERS(real)) {
 )CLC";
 
 template <>
-struct FamilyTraits<Family::naive> {
+struct FamilyTraits<Family::naive> : FamilyDefaults {
   static constexpr char name[] = "naive";
   static constexpr OperandAccess access = OperandAccess::caller_layout;
-  static constexpr bool splits_k = false;
 
   template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
   static constexpr bool rules_hold() {
@@ -40,14 +39,9 @@ struct FamilyTraits<Family::naive> {
     return true;
   }
   static constexpr std::size_t local_memory_elements(const TileShape&) { return 0; }
-  template <class Config>
-  static constexpr auto defines() {
-    return fixed_string("");
-  }
 
   static constexpr TextPiece helpers = caller_operands;
   static constexpr EntryPoint product = {"gemm_naive", piece(naive_source)};
-  static constexpr EntryPoint product_and_strips = {};
 };
 
 }  // namespace detail

@@ -6,6 +6,7 @@
 
 #include "../config/fixed_string.hpp"
 #include "../config/tile_config.hpp"
+#include "family_defaults.hpp"
 #include "program_text.hpp"
 #include "strip.hpp"
 
@@ -304,10 +305,9 @@ constexpr bool double_buffered_rules_hold() {
 }
 
 template <>
-struct FamilyTraits<Family::prefetch> {
+struct FamilyTraits<Family::prefetch> : FamilyDefaults {
   static constexpr char name[] = "prefetch";
   static constexpr OperandAccess access = OperandAccess::either_layout;
-  static constexpr bool splits_k = false;
 
   template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
   static constexpr bool rules_hold() {

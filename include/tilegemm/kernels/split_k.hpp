@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "../config/tile_config.hpp"
+#include "family_defaults.hpp"
 #include "prefetch.hpp"
 #include "program_text.hpp"
 
@@ -29,7 +30,7 @@ void gemm_split_k(const int M, const int N, const int K, OPERAND_PARAMETERS(real
 )CLC";
 
 template <>
-struct FamilyTraits<Family::split_k> {
+struct FamilyTraits<Family::split_k> : FamilyDefaults {
   static constexpr char name[] = "split_k";
   static constexpr OperandAccess access = OperandAccess::either_layout;
   static constexpr bool splits_k = true;
@@ -46,7 +47,6 @@ struct FamilyTraits<Family::split_k> {
 
   static constexpr TextPiece helpers = prefetch_helpers;
   static constexpr EntryPoint product = {"gemm_split_k", piece(split_k_source)};
-  static constexpr EntryPoint product_and_strips = {};
 };
 
 }  // namespace detail

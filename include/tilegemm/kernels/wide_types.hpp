@@ -3,8 +3,8 @@
 
 #include <cstddef>
 
-#include "../config/fixed_string.hpp"
 #include "../config/tile_config.hpp"
+#include "family_defaults.hpp"
 #include "program_text.hpp"
 
 namespace tilegemm {
@@ -53,10 +53,9 @@ void gemm_wide_types(GEMM_PARAMETERS(realV)) {
 )CLC";
 
 template <>
-struct FamilyTraits<Family::wide_types> {
+struct FamilyTraits<Family::wide_types> : FamilyDefaults {
   static constexpr char name[] = "wide_types";
   static constexpr OperandAccess access = OperandAccess::packed;
-  static constexpr bool splits_k = false;
 
   template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
   static constexpr bool rules_hold() {
@@ -66,16 +65,10 @@ struct FamilyTraits<Family::wide_types> {
     return tiles_load_evenly<TSM, TSN, TSK, WPTM, WPTN, VW>();
   }
   static constexpr std::size_t local_memory_elements(const TileShape& t) {
-    return static_cast<std::size_t>(t.tsk) * (t.tsm + t.tsn);  // Asub and Bsub
-  }
-  template <class Config>
-  static constexpr auto defines() {
-    return fixed_string("");
+    return single_buffered_local_elements(t);  // Asub and Bsub
   }
 
-  static constexpr TextPiece helpers = {};
   static constexpr EntryPoint product = {"gemm_wide_types", piece(wide_types_source)};
-  static constexpr EntryPoint product_and_strips = {};
 };
 
 }  // namespace detail

@@ -1,0 +1,31 @@
+// kernels/family_defaults: what a family's traits say unless the family says otherwise, and the local memory of
+// the families that stage one tile of A and one of B.
+#pragma once
+
+#include <cstddef>
+
+#include "../config/fixed_string.hpp"
+#include "../config/tile_config.hpp"
+#include "program_text.hpp"
+
+namespace tilegemm::detail {
+
+// A family's FamilyTraits derives from this and sets the rest (name, access, rules_hold, local_memory_elements,
+// product): no split-K, no preamble lines of its own, no shared code before its entry point, no entry point that
+// also multiplies strips.
+struct FamilyDefaults {
+  static constexpr bool splits_k = false;
+  template <class Config>
+  static constexpr auto defines() {
+    return fixed_string("");
+  }
+  static constexpr TextPiece helpers = {};
+  static constexpr EntryPoint product_and_strips = {};
+};
+
+// One TSK x TSM tile of A and one TSK x TSN tile of B, in elements.
+constexpr std::size_t single_buffered_local_elements(const TileShape& t) {
+  return static_cast<std::size_t>(t.tsk) * (t.tsm + t.tsn);
+}
+
+}  // namespace tilegemm::detail
