@@ -64,10 +64,11 @@ int main(int argc, char** argv) try {
   // C = alpha * op(A) * op(B) + beta * C; the scalar type is alpha's (2.0f: float buffers). gemm enqueues its
   // kernels and returns the last one's event without waiting.
   const float alpha = 2.0f, beta = 0.5f;
-  cl::Event done = tilegemm::gemm(queue, tilegemm::Transpose::yes, tilegemm::Transpose::no, m, n, k,  // A as stored
-                                  alpha, a, 0, lda,         // alpha, A, offset of A (in elements), lda
-                                  b, 0, ldb,                // B, offset, ldb
-                                  beta, c, c_offset, ldc);  // beta, C, offset, ldc
+  cl::Event done =
+      tilegemm::gemm<float>(queue, tilegemm::Transpose::yes, tilegemm::Transpose::no, m, n, k,  // A as stored
+                            alpha, a, 0, lda,         // alpha, A, offset of A (in elements), lda
+                            b, 0, ldb,                // B, offset, ldb
+                            beta, c, c_offset, ldc);  // beta, C, offset, ldc
   if (done.wait() != CL_SUCCESS) throw std::runtime_error("waiting for the product failed");
   if (queue.enqueueReadBuffer(c, CL_TRUE, 0, c_host.size() * sizeof(float), c_host.data()) != CL_SUCCESS) {
     throw std::runtime_error("reading C back failed");

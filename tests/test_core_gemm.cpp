@@ -42,21 +42,22 @@ TEMPLATE_TEST_CASE("k = 0 and alpha = 0 give C = beta * C without reading A and 
   const cl::Buffer unused;  // never read when k == 0
 
   cl::Buffer c = device_copy(queue, c0);
-  tilegemm::gemm(queue, Transpose::no, Transpose::no, 37, 21, 0, Scalar(1), unused, 0, 37, unused, 0, 1, beta, c, 0, 37)
+  tilegemm::gemm<Scalar>(queue, Transpose::no, Transpose::no, 37, 21, 0, Scalar(1), unused, 0, 37, unused, 0, 1, beta,
+                         c, 0, 37)
       .wait();
   CHECK(host_copy<Scalar>(queue, c, 37, 21).isApprox(beta * c0));
 
   c = device_copy(queue, nans);  // beta == 0: C is not read, so its NaN must not survive
-  tilegemm::gemm(queue, Transpose::no, Transpose::no, 37, 21, 0, Scalar(1), unused, 0, 37, unused, 0, 1, Scalar(0), c,
-                 0, 37)
+  tilegemm::gemm<Scalar>(queue, Transpose::no, Transpose::no, 37, 21, 0, Scalar(1), unused, 0, 37, unused, 0, 1,
+                         Scalar(0), c, 0, 37)
       .wait();
   CHECK(host_copy<Scalar>(queue, c, 37, 21).isZero());
 
   const Matrix<Scalar> a = Matrix<Scalar>::Constant(37, 5, tilegemm_test::poison<Scalar>());  // alpha == 0: unread
   const Matrix<Scalar> b = Matrix<Scalar>::Constant(5, 21, tilegemm_test::poison<Scalar>());
   c = device_copy(queue, c0);
-  tilegemm::gemm(queue, Transpose::no, Transpose::no, 37, 21, 5, Scalar(0), device_copy(queue, a), 0, 37,
-                 device_copy(queue, b), 0, 5, beta, c, 0, 37)
+  tilegemm::gemm<Scalar>(queue, Transpose::no, Transpose::no, 37, 21, 5, Scalar(0), device_copy(queue, a), 0, 37,
+                         device_copy(queue, b), 0, 5, beta, c, 0, 37)
       .wait();
   CHECK(host_copy<Scalar>(queue, c, 37, 21).isApprox(beta * c0));
 }
@@ -68,7 +69,7 @@ TEST_CASE("an empty C (m = 0 or n = 0) returns a completed event and touches not
   const cl::Buffer b = device_copy(queue, tilegemm_test::random_matrix<float>(3, 4));
   const cl::Buffer unused;  // A is 0 x 3: empty operands need no buffer
   cl::Event done =
-      tilegemm::gemm(queue, Transpose::no, Transpose::no, 0, 4, 3, 1.0f, unused, 0, 1, b, 0, 3, 0.0f, c, 0, 1);
+      tilegemm::gemm<float>(queue, Transpose::no, Transpose::no, 0, 4, 3, 1.0f, unused, 0, 1, b, 0, 3, 0.0f, c, 0, 1);
   REQUIRE(done.wait() == CL_SUCCESS);
   CHECK(host_copy<float>(queue, c, 4, 4) == c0);
 }
@@ -98,9 +99,9 @@ void check_in_place_operands() {
       for (Eigen::Index i = 0; i < stored_b.rows(); ++i) memory_b.data()[offset + i + j * ld_b] = stored_b(i, j);
     const Matrix<Scalar> nans = Matrix<Scalar>::Constant(m, n, tilegemm_test::poison<Scalar>());
     const cl::Buffer c = device_copy(queue, nans);
-    tilegemm::gemm<Config>(queue, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no, m,
-                           n, k, Scalar(1), device_copy(queue, memory_a), offset, ld_a, device_copy(queue, memory_b),
-                           offset, ld_b, Scalar(0), c, 0, m)
+    tilegemm::gemm<Scalar, Config>(
+        queue, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no, m, n, k, Scalar(1),
+        device_copy(queue, memory_a), offset, ld_a, device_copy(queue, memory_b), offset, ld_b, Scalar(0), c, 0, m)
         .wait();
     CHECK(tilegemm_test::compare_with_reference<Scalar>(host_copy<Scalar>(queue, c, m, n), 1.0, op_a, op_b, 0.0,
                                                         nans) == "");
@@ -121,8 +122,8 @@ TEST_CASE("gemm waits for its wait list and returns an event that completes with
   const Matrix<float> nans = Matrix<float>::Constant(70, 30, tilegemm_test::poison<float>());
   const cl::Buffer c = device_copy(queue, nans);
   cl::UserEvent gate(context);
-  cl::Event done = tilegemm::gemm(queue, Transpose::no, Transpose::no, 70, 30, 50, 1.0f, device_copy(queue, a), 0, 70,
-                                  device_copy(queue, b), 0, 50, 0.0f, c, 0, 70, {gate});
+  cl::Event done = tilegemm::gemm<float>(queue, Transpose::no, Transpose::no, 70, 30, 50, 1.0f, device_copy(queue, a),
+                                         0, 70, device_copy(queue, b), 0, 50, 0.0f, c, 0, 70, {gate});
   CHECK(done.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() != CL_COMPLETE);  // held back by the gate
   gate.setStatus(CL_COMPLETE);
   REQUIRE(done.wait() == CL_SUCCESS);

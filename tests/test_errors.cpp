@@ -73,8 +73,8 @@ struct GemmCall {
   long long a_offset = 0, lda = 5, b_offset = 0, ldb = 7, c_offset = 0, ldc = 5;
 
   cl::Event run() const {
-    return tilegemm::gemm(queue, trans_a, trans_b, m, n, k, alpha, a, a_offset, lda, b, b_offset, ldb, beta, c,
-                          c_offset, ldc);
+    return tilegemm::gemm<float>(queue, trans_a, trans_b, m, n, k, alpha, a, a_offset, lda, b, b_offset, ldb, beta, c,
+                                 c_offset, ldc);
   }
 };
 
@@ -222,11 +222,11 @@ TEST_CASE("the core gemm rejects buffers too small for the operands they hold", 
     CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("buffer C holds 30 elements", "needs 35"));
   }
   SECTION("float buffers passed as double") {
-    CHECK_THROWS_AS(tilegemm::gemm(call.queue, Transpose::no, Transpose::no, 5, 6, 7, 1.0, call.a, 0, 5, call.b, 0, 7,
-                                   0.0, call.c, 0, 5),
+    CHECK_THROWS_AS(tilegemm::gemm<double>(call.queue, Transpose::no, Transpose::no, 5, 6, 7, 1.0, call.a, 0, 5, call.b,
+                                           0, 7, 0.0, call.c, 0, 5),
                     std::invalid_argument);
-    CHECK_THROWS_WITH(tilegemm::gemm(call.queue, Transpose::no, Transpose::no, 5, 6, 7, 1.0, call.a, 0, 5, call.b, 0, 7,
-                                     0.0, call.c, 0, 5),
+    CHECK_THROWS_WITH(tilegemm::gemm<double>(call.queue, Transpose::no, Transpose::no, 5, 6, 7, 1.0, call.a, 0, 5,
+                                             call.b, 0, 7, 0.0, call.c, 0, 5),
                       CONTAINS_ALL2("buffer A holds 17 elements", "needs 35"));
   }
   SECTION("a span beyond 32-bit indexing") {
@@ -284,8 +284,8 @@ TEST_CASE("a TileConfig needing more local memory than the device has throws til
   // The core gemm checks the same before enqueueing anything.
   GemmCall call;
   CHECK(error_code([&] {
-          tilegemm::gemm<TooMuchLocal>(call.queue, Transpose::no, Transpose::no, 5, 6, 7, 1.0f, call.a, 0, 5, call.b, 0,
-                                       7, 0.0f, call.c, 0, 5);
+          tilegemm::gemm<float, TooMuchLocal>(call.queue, Transpose::no, Transpose::no, 5, 6, 7, 1.0f, call.a, 0, 5,
+                                              call.b, 0, 7, 0.0f, call.c, 0, 5);
         }) == CL_OUT_OF_RESOURCES);
 }
 

@@ -92,17 +92,19 @@ void check_product(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Sh
     const auto limits = tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
     if (Config::local_memory_elements * sizeof(Scalar) > limits.local_memory_bytes ||
         static_cast<std::size_t>(Config::threads) > limits.max_work_group_size) {
-      CHECK_THROWS_AS(tilegemm::gemm<Config>(queue, trans_a ? Transpose::yes : Transpose::no,
-                                             trans_b ? Transpose::yes : Transpose::no, s.m, s.n, s.k, alpha, buffer_a,
-                                             a.offset, a.ld, buffer_b, b.offset, b.ld, beta, buffer_c, c.offset, c.ld),
-                      tilegemm::Error);
+      const auto run = [&] {
+        tilegemm::gemm<Scalar, Config>(queue, trans_a ? Transpose::yes : Transpose::no,
+                                       trans_b ? Transpose::yes : Transpose::no, s.m, s.n, s.k, alpha, buffer_a,
+                                       a.offset, a.ld, buffer_b, b.offset, b.ld, beta, buffer_c, c.offset, c.ld);
+      };
+      CHECK_THROWS_AS(run(), tilegemm::Error);
       return;
     }
   }
   if (std::is_same_v<Config, tilegemm::AutoConfig> || policy == EdgePolicy::by_size) {
-    tilegemm::gemm<Config>(queue, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no,
-                           s.m, s.n, s.k, alpha, buffer_a, a.offset, a.ld, buffer_b, b.offset, b.ld, beta, buffer_c,
-                           c.offset, c.ld)
+    tilegemm::gemm<Scalar, Config>(queue, trans_a ? Transpose::yes : Transpose::no,
+                                   trans_b ? Transpose::yes : Transpose::no, s.m, s.n, s.k, alpha, buffer_a, a.offset,
+                                   a.ld, buffer_b, b.offset, b.ld, beta, buffer_c, c.offset, c.ld)
         .wait();
   } else if constexpr (!std::is_same_v<Config, tilegemm::AutoConfig>) {
     const auto problem = tilegemm::detail::check_arguments<Scalar>(

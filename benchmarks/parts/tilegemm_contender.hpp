@@ -12,15 +12,16 @@ inline tilegemm::Transpose transpose_flag(bool transposed) {
   return transposed ? tilegemm::Transpose::yes : tilegemm::Transpose::no;
 }
 
-// C = op(A) * op(B) (alpha 1, beta 0) by tilegemm::gemm<Config>: a call enqueues all its kernels (packing, GEMM,
+// C = op(A) * op(B) (alpha 1, beta 0) by tilegemm::gemm<Scalar, Config>: a call enqueues all its kernels (packing, GEMM,
 // the sum of split-K) on the shape's queue, and finishing waits for that queue.
 template <class Config, class Scalar>
 Contender<Scalar> tilegemm_contender(const OpenclOperands<Scalar>& device, const Shape& shape, const Transposes& t) {
   poison_result(device, shape);
   Contender<Scalar> contender;
   contender.product.start = [device, shape, t] {
-    tilegemm::gemm<Config>(device.queue, transpose_flag(t.a), transpose_flag(t.b), shape.m, shape.n, shape.k, Scalar(1),
-                           device.a, 0, device.lda, device.b, 0, device.ldb, Scalar(0), device.c, 0, device.ldc);
+    tilegemm::gemm<Scalar, Config>(device.queue, transpose_flag(t.a), transpose_flag(t.b), shape.m, shape.n, shape.k,
+                                   Scalar(1), device.a, 0, device.lda, device.b, 0, device.ldb, Scalar(0), device.c, 0,
+                                   device.ldc);
   };
   contender.product.finish = [device] { detail::require_cl(device.queue.finish(), "clFinish"); };
   contender.read_result = [device](HostMatrix<Scalar>& c) { download_result(device, c); };

@@ -11,6 +11,7 @@
 #define const_c 5
 #define config_argument 6
 #define buffer_scalar 7
+#define scalar_before_config 8
 // clang-format on
 
 int main() {
@@ -34,8 +35,12 @@ int main() {
   return static_cast<int>(tilegemm::gpu_gemm<int>(a, b).size());
 #elif TILEGEMM_RULE == buffer_scalar
   cl::Buffer buffer;
-  tilegemm::gemm(tilegemm::default_queue(), tilegemm::Transpose::no, tilegemm::Transpose::no, 4, 4, 4, 1, buffer, 0, 4,
-                 buffer, 0, 4, 0, buffer, 0, 4);
+  tilegemm::gemm<int>(tilegemm::default_queue(), tilegemm::Transpose::no, tilegemm::Transpose::no, 4, 4, 4, 1, buffer,
+                      0, 4, buffer, 0, 4, 0, buffer, 0, 4);
+#elif TILEGEMM_RULE == scalar_before_config
+  cl::Buffer buffer;
+  tilegemm::gemm<tilegemm::LocalTiles<8> >(tilegemm::default_queue(), tilegemm::Transpose::no, tilegemm::Transpose::no,
+                                           4, 4, 4, 1.0f, buffer, 0, 4, buffer, 0, 4, 0.0f, buffer, 0, 4);
 #endif
   return 0;
 }

@@ -22,9 +22,12 @@ int main() {
   tilegemm::gpu_gemm(a, b, writable, 1.0f, 0.0f);
   sum += static_cast<int>(tilegemm::gpu_gemm<tilegemm::LocalTiles<8>>(a, b).size());  // a TileConfig
   cl::Buffer buffer;
-  if (sum < 0) {  // compiled, never run
-    tilegemm::gemm(tilegemm::default_queue(), tilegemm::Transpose::no, tilegemm::Transpose::no, 4, 4, 4, 1.0f, buffer,
-                   0, 4, buffer, 0, 4, 0.0f, buffer, 0, 4);
+  if (sum < 0) {  // compiled, never run; the scalar named first, then a configuration
+    tilegemm::gemm<float, tilegemm::LocalTiles<8>>(tilegemm::default_queue(), tilegemm::Transpose::no,
+                                                   tilegemm::Transpose::no, 4, 4, 4, 1, buffer, 0, 4, buffer, 0, 4, 0,
+                                                   buffer, 0, 4);
+    tilegemm::gemm<float>(tilegemm::default_queue(), tilegemm::Transpose::no, tilegemm::Transpose::no, 4, 4, 4, 1.0f,
+                          buffer, 0, 4, buffer, 0, 4, 0.0f, buffer, 0, 4);
   }
   return sum;
 }

@@ -48,21 +48,28 @@ inline cl::Event run_gemm(const CallContext& call, const KernelDescription* conf
 
 }  // namespace detail
 
-// C = alpha * op(A) * op(B) + beta * C on the queue's device, with op(A) m x k, op(B) k x n and C m x n stored
-// column-major at the given offsets (in elements) with leading dimensions lda, ldb, ldc, as in BLAS. Waits for
-// `wait`, returns without waiting for the result; the returned event completes with it. C must not overlap A or
-// B. When beta is zero, C is not read. Bad arguments throw std::invalid_argument, OpenCL failures tilegemm::Error.
-template <class Config = AutoConfig, class Scalar>
+// C = alpha * op(A) * op(B) + beta * C on the queue's device, in Scalar (float or double, named explicitly as in
+// tilegemm::gemm<float>(...), so that a literal such as 1.0 cannot make a float product a double one), with op(A)
+// m x k, op(B) k x n and C m x n stored column-major at the given offsets (in elements) with leading dimensions lda,
+// ldb, ldc, as in BLAS. Waits for `wait`, returns without waiting for the result; the returned event completes
+// with it. C must not overlap A or B. When beta is zero, C is not read. Bad arguments throw std::invalid_argument,
+// OpenCL failures tilegemm::Error.
+template <class Scalar, class Config = AutoConfig, class Alpha, class Beta>
 cl::Event gemm(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, long long m, long long n,
-               long long k, Scalar alpha, const cl::Buffer& a, long long a_offset, long long lda, const cl::Buffer& b,
-               long long b_offset, long long ldb, std::common_type_t<Scalar> beta, const cl::Buffer& c,
-               long long c_offset, long long ldc, const std::vector<cl::Event>& wait = {}) {
+               long long k, Alpha alpha, const cl::Buffer& a, long long a_offset, long long lda, const cl::Buffer& b,
+               long long b_offset, long long ldb, Beta beta, const cl::Buffer& c, long long c_offset, long long ldc,
+               const std::vector<cl::Event>& wait = {}) {
+  static_assert(!detail::is_tile_config<Scalar>::value && !std::is_same_v<Scalar, AutoConfig>,
+                "tilegemm::gemm: name the scalar type first, then the configuration: gemm<float, Config>(...).");
   detail::require_supported_scalar<Scalar>();
+  static_assert(std::is_arithmetic_v<Alpha> && std::is_arithmetic_v<Beta>,
+                "tilegemm::gemm: alpha and beta must be numbers (they are converted to the scalar type).");
   constexpr const detail::KernelDescription* config = detail::description_of<Config>();
   return detail::translate_cl_errors([&] {
     const detail::CallContext call = detail::CallContext::of(queue);
-    const detail::GemmProblem problem = detail::check_arguments<Scalar>(
-        call.context, trans_a, trans_b, m, n, k, alpha, a, a_offset, lda, b, b_offset, ldb, beta, c, c_offset, ldc);
+    const detail::GemmProblem problem =
+        detail::check_arguments<Scalar>(call.context, trans_a, trans_b, m, n, k, static_cast<Scalar>(alpha), a,
+                                        a_offset, lda, b, b_offset, ldb, static_cast<Scalar>(beta), c, c_offset, ldc);
     return detail::run_gemm(call, config, problem, wait);
   });
 }

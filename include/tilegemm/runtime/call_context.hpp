@@ -7,6 +7,28 @@
 
 namespace tilegemm::detail {
 
+// Calls made on this thread while one lives plan for `device` instead of their queue's device description: so
+// that tests can run the plan made for a GPU (tiled corners, strips, split-K) on the CPU device CI has. Nested
+// ones stack.
+class ScopedDeviceDescription {
+ public:
+  explicit ScopedDeviceDescription(const DeviceLimits& device) : device_(device), outer_(current()) {
+    current() = &device_;
+  }
+  ~ScopedDeviceDescription() { current() = outer_; }
+  ScopedDeviceDescription(const ScopedDeviceDescription&) = delete;
+  ScopedDeviceDescription& operator=(const ScopedDeviceDescription&) = delete;
+
+  static const DeviceLimits*& current() {
+    thread_local const DeviceLimits* device = nullptr;
+    return device;
+  }
+
+ private:
+  DeviceLimits device_;
+  const DeviceLimits* outer_;
+};
+
 struct CallContext {
   cl::CommandQueue queue;
   cl::Context context;
@@ -27,7 +49,8 @@ struct CallContext {
     cl_command_queue_properties properties = 0;
     check(queue.getInfo(CL_QUEUE_PROPERTIES, &properties), "clGetCommandQueueInfo(CL_QUEUE_PROPERTIES)");
     call.in_order = (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0;
-    call.limits = device_limits(call.device);
+    const DeviceLimits* described = ScopedDeviceDescription::current();
+    call.limits = described ? *described : device_limits(call.device);
     return call;
   }
 };
