@@ -113,10 +113,11 @@ TEST_CASE("the helper kernels take the arguments the executor sets", "[contracts
                                  "ldb", "C", "c_offset", "ldc", "right_groups", "groups"});
   check_local_memory(remainder, call, strip_stage * sizeof(float));
   check_arguments_of(
-      make_kernel(call, support_program(false, pack_kernel_name), pack_tile * pack_tile),
+      make_kernel(call, support_program(false, pack_tile, pack_kernel_name), pack_tile * pack_tile),
       {"outer", "inner", "outer_contiguous", "src", "src_offset", "ld", "outer_padded", "inner_padded", "dst"});
-  check_arguments_of(make_kernel(call, support_program(false, sum_slices_kernel_name), pack_tile * pack_tile),
-                     {"M", "N", "slices", "alpha", "beta", "W", "slice_stride", "ldw", "C", "c_offset", "ldc"});
-  check_arguments_of(make_kernel(call, support_program(false, scale_kernel_name), pack_tile * pack_tile),
+  check_arguments_of(
+      make_kernel(call, support_program(false, pack_tile, sum_slices_kernel_name), pack_tile * pack_tile),
+      {"M", "N", "slices", "alpha", "beta", "W", "slice_stride", "ldw", "C", "c_offset", "ldc"});
+  check_arguments_of(make_kernel(call, support_program(false, pack_tile, scale_kernel_name), pack_tile * pack_tile),
                      {"M", "N", "beta", "C", "c_offset", "ldc"});
 }

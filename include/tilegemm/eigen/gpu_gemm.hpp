@@ -4,6 +4,7 @@
 #include <Eigen/Core>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -58,6 +59,20 @@ void from_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, const 
   }
 }
 
+// The dense device copy of a rows x cols operand must be indexable by the kernels' 32-bit ints and fit one buffer
+// of the device: checked before anything is allocated.
+inline void require_dense_copy_fits(const DeviceLimits& device, const char* name, Eigen::Index rows, Eigen::Index cols,
+                                    std::size_t scalar_size) {
+  if (rows > index_limit || cols > index_limit || rows * cols > index_limit) {
+    throw std::invalid_argument(std::string("tilegemm::gpu_gemm: ") + name + " is " + shape(rows, cols) +
+                                ", more elements than the kernels' 32-bit indices reach (at most " +
+                                std::to_string(index_limit) + " in one operand).");
+  }
+  require_allocation(device, static_cast<unsigned long long>(rows * cols) * scalar_size,
+                     std::string("the device copy of ") + name + " (" + shape(rows, cols) + ")",
+                     "Multiply smaller blocks, or choose a device with more memory.");
+}
+
 // C = alpha * op(A) * op(B) + beta * C where C is column-major storage (c.transposed is false), with `config` (null:
 // the default choice): dense copies of the operands on the device, the product, and C read back.
 template <class Scalar>
@@ -65,6 +80,10 @@ void multiply_on_device(const cl::CommandQueue& queue, const KernelDescription* 
                         const HostOperand<Scalar>& b, const HostOperand<Scalar, Scalar*>& c, Scalar alpha,
                         Scalar beta) {
   const CallContext call = CallContext::of(queue);
+  for (const auto& [name, rows, cols] :
+       {std::tuple{"A", a.rows, a.cols}, std::tuple{"B", b.rows, b.cols}, std::tuple{"C", c.rows, c.cols}}) {
+    require_dense_copy_fits(call.limits, name, rows, cols, sizeof(Scalar));
+  }
   ScratchBuffer device_a(call, dense_bytes(a)), device_b(call, dense_bytes(b)), device_c(call, dense_bytes(c));
   to_device(queue, a, device_a.buffer());
   to_device(queue, b, device_b.buffer());
