@@ -7,3 +7,4 @@
 #include "runtime/error.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/queue.hpp"
+#include "runtime/resources.hpp"
