@@ -6,43 +6,106 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "../kernels/program_text.hpp"
 #include "error.hpp"
+#include "kept_contexts.hpp"
 #include "opencl.hpp"
 
 namespace tilegemm {
 
-class ProgramCache {
+// Programs are kept per context for as long as KeptContexts keeps the context (kept_contexts.hpp): tilegemm's own
+// contexts until tilegemm::release_resources(), and the most recently used user contexts.
+class ProgramCache final : public detail::ContextResources {
  public:
   // The process-wide cache (leaked on purpose, like the queues: no OpenCL calls from static destructors).
   static ProgramCache& instance() {
-    static auto* cache = new ProgramCache;
+    static auto* cache = [] {
+      auto* created = new ProgramCache;
+      detail::KeptContexts::instance().add_holder(*created);
+      return created;
+    }();
     return *cache;
   }
 
   // The program for `text` on `device`, compiling it when this is the first request. Concurrent first requests
-  // wait for one build. A failed build throws tilegemm::Error with the compiler's log, now and on every retry.
+  // wait for one build. A failed build throws tilegemm::Error with the compiler's log, now and on every retry (until
+  // the context's programs are released).
   cl::Program program(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
+    detail::KeptContexts::instance().use(context);
     const Key key{context(), device(), text.key};
     std::promise<cl::Program> promise;
     std::shared_future<cl::Program> ready;
+    bool build_here = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto found = entries_.find(key);
-      if (found != entries_.end()) return found->second.program.get();
-      ready = promise.get_future().share();
-      entries_.emplace(key, Entry{context, ready});  // the context is kept alive so that its handle stays unique
+      if (found != entries_.end()) {
+        ready = found->second.program;  // waited for below, without the lock, while another thread may build it
+      } else {
+        ready = promise.get_future().share();
+        build_here = true;
+        // A context let go of since use() above (by calls on other contexts, or release_resources) is not cached
+        // again: this call builds its program for itself alone.
+        if (detail::KeptContexts::instance().keeps(context())) entries_.emplace(key, Entry{context, ready});
+      }
     }
-    try {
-      promise.set_value(build(context, device, text));
-      ++built_;
-    } catch (...) {
-      promise.set_exception(std::current_exception());
+    if (build_here) {
+      try {
+        promise.set_value(build(context, device, text));
+        ++built_;
+      } catch (...) {
+        promise.set_exception(std::current_exception());
+      }
     }
-    return ready.get();
+    return ready.get();  // a released entry's program lives on in the futures that still share it
+  }
+
+  // Drops the programs of `context`; later requests build them again.
+  void release(cl_context context) override {
+    std::vector<Entry> dropped;  // freed after the lock is let go: no driver calls under it
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto entry = entries_.begin(); entry != entries_.end();) {
+      if (std::get<0>(entry->first) == context) {
+        dropped.push_back(std::move(entry->second));
+        entry = entries_.erase(entry);
+      } else {
+        ++entry;
+      }
+    }
+  }
+
+  // Drops every program.
+  void release_all() override {
+    std::map<Key, Entry> dropped;  // freed after the lock is let go
+    std::lock_guard<std::mutex> lock(mutex_);
+    dropped.swap(entries_);
+  }
+
+  // How many programs are held now, and for how many contexts.
+  std::size_t programs_held() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return entries_.size();
+  }
+  std::size_t contexts_held() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::set<cl_context> contexts;
+    for (const auto& entry : entries_) contexts.insert(std::get<0>(entry.first));
+    return contexts.size();
+  }
+  // Whether any program of `context` is held; meaningful while the caller holds `context` (a freed context's handle
+  // may be reused by a new one).
+  bool holds(cl_context context) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& entry : entries_) {
+      if (std::get<0>(entry.first) == context) return true;
+    }
+    return false;
   }
 
   // How many programs this process has compiled so far.
@@ -51,7 +114,7 @@ class ProgramCache {
  private:
   using Key = std::tuple<cl_context, cl_device_id, std::uint64_t>;
   struct Entry {
-    cl::Context context;
+    cl::Context context;  // held, so that the key's handle cannot be reused by a new context while the entry exists
     std::shared_future<cl::Program> program;
   };
 
