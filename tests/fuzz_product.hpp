@@ -81,6 +81,7 @@ inline int stored_cols(const InputForm& f, int rows, int cols) { return f.transp
 struct DrawRules {
   std::size_t configurations = 1;
   bool skip_known = false;
+  bool gpu_descriptions = true;  // the device runs work-groups as large as the described H200's (1024 work-items)
 };
 
 inline InputForm draw_input_form(InputType type, bool transposed_views, int rows, int cols, const DrawRules& rules) {
@@ -125,7 +126,7 @@ inline Product draw_product(long long draw, const DrawRules& rules) {
     p.planned_for = PlannedFor::narrow_gpu;
     p.narrow_group = one_of<std::size_t>({64, 128});
     p.configuration = 0;  // the fallback AutoConfig takes there is what the known problem is about
-  } else if (where < 0.36) {
+  } else if (where < 0.36 && rules.gpu_descriptions) {
     p.planned_for = PlannedFor::gpu;
     p.gpu_units = one_of<unsigned>({132, 16, 4});
     p.configuration = chance(0.6) ? 0 : any_configuration();
