@@ -21,7 +21,7 @@ struct DeviceLimits {
   std::vector<std::size_t> max_work_item_sizes;
   cl_ulong local_memory_bytes = 0;
   cl_ulong max_alloc_bytes = ~cl_ulong(0);  // the largest buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE); unknown: no limit
-  cl_ulong global_memory_bytes = 0;  // 0 in hand-written descriptions: unknown
+  cl_ulong global_memory_bytes = 0;         // 0 in hand-written descriptions: unknown
   bool fp64 = false;
 };
 
