@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -119,6 +120,23 @@ inline void copy_columns(const char* from, std::size_t from_ld, char* to, std::s
     const std::size_t first = std::min(columns, i * per_part), last = std::min(columns, first + per_part);
     for (std::size_t j = first; j < last; ++j) {
       std::copy(from + j * from_ld * size, from + (j * from_ld + rows) * size, to + j * to_ld * size);
+    }
+  });
+}
+
+// Writes the first byte of each page of `columns` columns of `bytes` bytes (leading dimension `ld` bytes) back
+// unchanged, on the host threads: the pages of memory nothing has written yet get mapped now (while the caller would
+// otherwise wait) rather than during a later copy into them. Only for memory no other thread uses meanwhile.
+inline void touch_columns(char* to, std::size_t ld, std::size_t bytes, std::size_t columns) {
+  constexpr std::size_t page = 4096;
+  HostThreads& threads = HostThreads::instance();
+  const std::size_t parts = std::min(columns, threads.count() * 2), per_part = (columns + parts - 1) / parts;
+  threads.run(parts, [&](std::size_t i) {
+    for (std::size_t j = i * per_part; j < std::min(columns, (i + 1) * per_part); ++j) {
+      volatile char* column = to + j * ld;
+      const std::size_t into_page = reinterpret_cast<std::uintptr_t>(to + j * ld) % page;
+      for (std::size_t at = 0; at < bytes; at = ((at + into_page) / page + 1) * page - into_page)
+        column[at] = column[at];
     }
   });
 }
