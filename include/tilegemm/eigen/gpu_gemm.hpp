@@ -12,11 +12,13 @@
 #include "../gemm/gemm.hpp"
 #include "../runtime/call_context.hpp"
 #include "../runtime/error.hpp"
+#include "../runtime/huge_pages.hpp"
 #include "../runtime/opencl.hpp"
 #include "../runtime/queue.hpp"
 #include "../runtime/scratch_pool.hpp"
 #include "eigen_operand.hpp"
 #include "shapes.hpp"
+#include "staged_product.hpp"
 #include "transfers.hpp"
 
 namespace tilegemm {
@@ -46,6 +48,10 @@ void multiply_on_device(const cl::CommandQueue& queue, const KernelDescription* 
   for (const auto& [name, rows, cols] :
        {std::tuple{"A", a.rows, a.cols}, std::tuple{"B", b.rows, b.cols}, std::tuple{"C", c.rows, c.cols}}) {
     require_dense_copy_fits(call.limits, name, rows, cols, sizeof(Scalar));
+  }
+  if (staged_path_applies(call, a, b, c)) {  // large products on GPUs: overlapped through pinned memory
+    staged_product(call, config, a, b, c, alpha, beta);
+    return;
   }
   ScratchBuffer device_a(call, dense_bytes(a)), device_b(call, dense_bytes(b)), device_c(call, dense_bytes(c));
   to_device(queue, a, device_a.buffer());
@@ -159,6 +165,7 @@ Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic> gpu_gemm(cons
                                                                             const Eigen::MatrixBase<DB>& b) {
   detail::check_scalars<DA, DB>();
   Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic> c(a.rows(), b.cols());
+  detail::prefer_huge_pages(c.data(), static_cast<std::size_t>(c.size()) * sizeof(typename DA::Scalar));
   gpu_gemm<Config>(queue, a, b, c, typename DA::Scalar(1), typename DA::Scalar(0));
   return c;
 }

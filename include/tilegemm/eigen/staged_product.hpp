@@ -1,0 +1,294 @@
+// eigen/staged_product: C = alpha * op(A) * op(B) + beta * C from host memory to host memory at the bus's speed:
+// operands go through pinned slots (copied in and out by several host threads), and C is made in blocks so that
+// uploading what the next block needs, multiplying this one and downloading the last one overlap on three queues.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "../gemm/gemm.hpp"
+#include "../runtime/call_context.hpp"
+#include "../runtime/error.hpp"
+#include "../runtime/host_threads.hpp"
+#include "../runtime/scratch_pool.hpp"
+#include "../runtime/staging.hpp"
+#include "eigen_operand.hpp"
+#include "transfers.hpp"
+
+namespace tilegemm::detail {
+
+// When and how the staged path runs: for products whose operands and result hold at least `from_bytes` in all, on
+// GPUs (a CPU device's memory is host memory: the direct path is as fast there), with pinned slots of `slot_bytes`,
+// C made in blocks of about `block_side` squared. The defaults were measured on an H200 (benchmarks/README.md). Tests
+// lower the bound, the slots, and let it run on CPU devices.
+struct StagedPathSettings {
+  std::size_t from_bytes = std::size_t{24} << 20;
+  std::size_t slot_bytes = std::size_t{16} << 20;
+  std::size_t block_side = 2048;
+  bool on_cpu_devices = false;
+};
+
+// Calls of this thread, while one lives, use these settings instead (nested ones stack).
+class ScopedStagedPath {
+ public:
+  explicit ScopedStagedPath(const StagedPathSettings& settings) : settings_(settings), outer_(current()) {
+    current() = &settings_;
+  }
+  ~ScopedStagedPath() { current() = outer_; }
+  ScopedStagedPath(const ScopedStagedPath&) = delete;
+  ScopedStagedPath& operator=(const ScopedStagedPath&) = delete;
+
+  static const StagedPathSettings*& current() {
+    thread_local const StagedPathSettings* settings = nullptr;
+    return settings;
+  }
+  static StagedPathSettings settings() { return current() ? *current() : StagedPathSettings{}; }
+
+ private:
+  StagedPathSettings settings_;
+  const StagedPathSettings* outer_;
+};
+
+// Where the last staged call of this thread spent its time, in milliseconds: the host clock around the whole call
+// and around the host threads' copies, and the queues' profiling for the commands (each a sum over the blocks).
+// What overlapped is the parts' sum less the whole.
+struct HostCallProfile {
+  double wall = 0;
+  double copy_in = 0;
+  double upload = 0;
+  double product = 0;
+  double download = 0;
+  double copy_out = 0;
+  int blocks = 0;  // blocks of C made
+};
+inline HostCallProfile& last_host_call_profile() {
+  thread_local HostCallProfile profile;
+  return profile;
+}
+
+inline double event_ms(const cl::Event& event) {
+  cl_ulong start = 0, end = 0;
+  if (event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start) != CL_SUCCESS ||
+      event.getProfilingInfo(CL_PROFILING_COMMAND_END, &end) != CL_SUCCESS) {
+    return 0;
+  }
+  return (end - start) * 1e-6;
+}
+
+template <class Scalar, class PA, class PB, class PC>
+bool staged_path_applies(const CallContext& call, const HostOperand<Scalar, PA>& a, const HostOperand<Scalar, PB>& b,
+                         const HostOperand<Scalar, PC>& c) {
+  const StagedPathSettings settings = ScopedStagedPath::settings();
+  if ((call.limits.type & CL_DEVICE_TYPE_CPU) && !settings.on_cpu_devices) return false;
+  return dense_bytes(a) + dense_bytes(b) + dense_bytes(c) >= settings.from_bytes;
+}
+
+// Whether a command has ended (or failed: waiting on it then reports how).
+inline bool finished(const cl::Event& event) {
+  cl_int status = CL_QUEUED;
+  return event.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status) != CL_SUCCESS || status <= CL_COMPLETE;
+}
+
+// A ring of pinned slots: a slot is taken again only once the command that last used it has completed.
+class SlotRing {
+ public:
+  explicit SlotRing(const std::vector<std::shared_ptr<PinnedArea>>& slots) : slots_(slots), last_use_(slots.size()) {}
+  std::size_t size() const { return slots_.size(); }
+  // The next slot, once its last command has ended.
+  std::size_t take() {
+    const std::size_t slot = next_;
+    next_ = (next_ + 1) % slots_.size();
+    if (last_use_[slot]() != nullptr) check(last_use_[slot].wait(), "clWaitForEvents");
+    return slot;
+  }
+  char* data(std::size_t slot) const { return slots_[slot]->data(); }
+  void used_by(std::size_t slot, const cl::Event& command) { last_use_[slot] = command; }
+
+ private:
+  std::vector<std::shared_ptr<PinnedArea>> slots_;
+  std::vector<cl::Event> last_use_;
+  std::size_t next_ = 0;
+};
+
+// Where C's blocks start along one side of length `length`: one block up to 1.5 x `block`, else blocks of about
+// `block`, whole multiples of 128 (of `block` when smaller) but for the last.
+inline std::vector<std::size_t> block_starts(std::size_t length, std::size_t block) {
+  std::vector<std::size_t> starts{0};
+  if (length * 2 <= block * 3) return starts;
+  const std::size_t count = (length + block - 1) / block, whole = std::min<std::size_t>(block, 128);
+  const std::size_t step = ((length + count - 1) / count + whole - 1) / whole * whole;
+  for (std::size_t start = step; start < length; start += step) starts.push_back(start);
+  return starts;
+}
+
+// The order in which C's blocks are made: by rings around the first one ((0,0), then (0,1), (1,0), (1,1), then
+// (0,2), ...), so that the first products need only the first block of rows of op(A) and of columns of op(B), and
+// later ones mostly reuse what is already on the device.
+inline std::vector<std::pair<std::size_t, std::size_t>> block_order(std::size_t row_blocks, std::size_t col_blocks) {
+  std::vector<std::pair<std::size_t, std::size_t>> order;
+  for (std::size_t ring = 0; ring < std::max(row_blocks, col_blocks); ++ring) {
+    for (std::size_t j = 0; j < std::min(ring, col_blocks); ++j) {
+      if (ring < row_blocks) order.emplace_back(ring, j);
+    }
+    for (std::size_t i = 0; i <= std::min(ring, row_blocks - 1); ++i) {
+      if (ring < col_blocks) order.emplace_back(i, ring);
+    }
+  }
+  return order;
+}
+
+// The staged product. A and B stay as the caller stores them (dense on the device, uploaded a block of rows or
+// columns of op(A) and op(B) at a time, as the blocks of C need them); C (column-major: gpu_gemm turns a row-major C
+// into the transposed product first) is made in blocks of about `block_side` x `block_side`, each downloaded as
+// soon as it is made.
+template <class Scalar>
+void staged_product(const CallContext& call, const KernelDescription* config, const HostOperand<Scalar>& a,
+                    const HostOperand<Scalar>& b, const HostOperand<Scalar, Scalar*>& c, Scalar alpha, Scalar beta) {
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
+  constexpr std::size_t size = sizeof(Scalar);
+  const std::size_t m = static_cast<std::size_t>(c.rows), n = static_cast<std::size_t>(c.cols);
+  const std::size_t k = static_cast<std::size_t>(a.transposed ? a.rows : a.cols);
+  const std::size_t a_rows = static_cast<std::size_t>(a.rows), b_rows = static_cast<std::size_t>(b.rows);
+  HostCallProfile profile;
+  const auto timed = [&](double& total, auto&& work) {
+    const auto begin = Clock::now();
+    work();
+    total += std::chrono::duration<double, std::milli>(Clock::now() - begin).count();
+  };
+
+  const StagedPathSettings settings = ScopedStagedPath::settings();
+  const std::size_t slot_bytes = std::max(settings.slot_bytes, std::max<std::size_t>({m, a_rows, b_rows, 1}) * size);
+  ScratchBuffer device_a(call, std::max(dense_bytes(a), size)), device_b(call, std::max(dense_bytes(b), size)),
+      device_c(call, std::max(dense_bytes(c), size));
+  std::shared_ptr<StagingSet> set = Staging::instance().take(call, slot_bytes);
+  CallContext compute = call;
+  compute.queue = set->compute;
+  SlotRing up(set->upload_slots), down(set->download_slots);
+  std::vector<cl::Event> uploads, products, downloads;
+
+  // Uploads rows [row0, row1) x columns [col0, col1) of a stored matrix (`rows` rows, leading dimension `host_ld`)
+  // into its dense device copy, as many columns a slot as fit; returns the last upload's event.
+  const auto upload_block = [&](const Scalar* host, std::size_t host_ld, std::size_t rows, std::size_t row0,
+                                std::size_t row1, std::size_t col0, std::size_t col1, const cl::Buffer& device) {
+    cl::Event done;
+    const std::size_t height = row1 - row0, per_slot = std::max<std::size_t>(1, slot_bytes / (height * size));
+    for (std::size_t j = col0; j < col1; j += per_slot) {
+      const std::size_t columns = std::min(per_slot, col1 - j), slot = up.take();
+      timed(profile.copy_in, [&] {
+        copy_columns(reinterpret_cast<const char*>(host + j * host_ld + row0), host_ld * size, up.data(slot),
+                     height * size, height * size, columns, 1);
+      });
+      if (height == rows) {
+        check(set->upload.enqueueWriteBuffer(device, CL_FALSE, j * rows * size, columns * rows * size, up.data(slot),
+                                             nullptr, &done),
+              "clEnqueueWriteBuffer");
+      } else {
+        check(set->upload.enqueueWriteBufferRect(device, CL_FALSE, {row0 * size, j, 0}, {0, 0, 0},
+                                                 {height * size, columns, 1}, rows * size, 0, height * size, 0,
+                                                 up.data(slot), nullptr, &done),
+              "clEnqueueWriteBufferRect");
+      }
+      up.used_by(slot, done);
+      uploads.push_back(done);
+    }
+    return done;
+  };
+  // Rows [first, last) of op(X) for a stored operand X: stored columns when X is transposed, else stored rows.
+  const auto upload_op_rows = [&](const auto& x, std::size_t first, std::size_t last, const cl::Buffer& device) {
+    const std::size_t rows = static_cast<std::size_t>(x.rows), cols = static_cast<std::size_t>(x.cols);
+    const std::size_t ld = static_cast<std::size_t>(x.ld);
+    return x.transposed ? upload_block(x.data, ld, rows, 0, rows, first, last, device)
+                        : upload_block(x.data, ld, rows, first, last, 0, cols, device);
+  };
+  const auto upload_op_cols = [&](const auto& x, std::size_t first, std::size_t last, const cl::Buffer& device) {
+    const std::size_t rows = static_cast<std::size_t>(x.rows), cols = static_cast<std::size_t>(x.cols);
+    const std::size_t ld = static_cast<std::size_t>(x.ld);
+    return x.transposed ? upload_block(x.data, ld, rows, first, last, 0, cols, device)
+                        : upload_block(x.data, ld, rows, 0, rows, first, last, device);
+  };
+
+  // Downloads wait in a queue, oldest first, for a host thread to copy them into C: the oldest when a slot is needed,
+  // all at the end.
+  struct Download {
+    std::size_t slot, row0, height, col0, columns;
+    cl::Event done;
+  };
+  std::deque<Download> pending;
+  const auto copy_out_oldest = [&] {
+    const Download d = pending.front();
+    pending.pop_front();
+    char* to = reinterpret_cast<char*>(c.data + d.col0 * static_cast<std::size_t>(c.ld) + d.row0);
+    const std::size_t to_ld = static_cast<std::size_t>(c.ld) * size;
+    if (!finished(d.done)) touch_columns(to, to_ld, d.height * size, d.columns);  // page faults while waiting
+    check(d.done.wait(), "clWaitForEvents");
+    timed(profile.copy_out,
+          [&] { copy_columns(down.data(d.slot), d.height * size, to, to_ld, d.height * size, d.columns, 1); });
+  };
+  const auto download_block = [&](std::size_t row0, std::size_t row1, std::size_t col0, std::size_t col1,
+                                  const cl::Event& product) {
+    const std::size_t height = row1 - row0, per_slot = std::max<std::size_t>(1, slot_bytes / (height * size));
+    const std::vector<cl::Event> after{product};
+    for (std::size_t j = col0; j < col1; j += per_slot) {
+      const std::size_t columns = std::min(per_slot, col1 - j);
+      if (pending.size() == down.size()) copy_out_oldest();
+      const std::size_t slot = down.take();
+      cl::Event done;
+      check(set->download.enqueueReadBufferRect(device_c.buffer(), CL_FALSE, {row0 * size, j, 0}, {0, 0, 0},
+                                                {height * size, columns, 1}, m * size, 0, height * size, 0,
+                                                down.data(slot), &after, &done),
+            "clEnqueueReadBufferRect");
+      down.used_by(slot, done);
+      downloads.push_back(done);
+      pending.push_back({slot, row0, height, j, columns, done});
+    }
+  };
+
+  try {
+    const std::vector<std::size_t> row_starts = block_starts(m, settings.block_side);
+    const std::vector<std::size_t> col_starts = block_starts(n, settings.block_side);
+    const auto end_of = [](const std::vector<std::size_t>& starts, std::size_t i, std::size_t length) {
+      return i + 1 < starts.size() ? starts[i + 1] : length;
+    };
+    std::vector<cl::Event> a_ready(row_starts.size()), b_ready(col_starts.size());
+    for (const auto& [i, j] : block_order(row_starts.size(), col_starts.size())) {
+      const std::size_t row0 = row_starts[i], row1 = end_of(row_starts, i, m);
+      const std::size_t col0 = col_starts[j], col1 = end_of(col_starts, j, n);
+      while (!pending.empty() && finished(pending.front().done)) copy_out_oldest();  // free slots, C done early
+      if (a_ready[i]() == nullptr) a_ready[i] = upload_op_rows(a, row0, row1, device_a.buffer());
+      if (b_ready[j]() == nullptr) b_ready[j] = upload_op_cols(b, col0, col1, device_b.buffer());
+      std::vector<cl::Event> ready{a_ready[i], b_ready[j]};
+      if (beta != Scalar(0)) ready.push_back(upload_block(c.data, c.ld, m, row0, row1, col0, col1, device_c.buffer()));
+      // This block of C: rows [row0, row1) of op(A) times columns [col0, col1) of op(B), on the dense device copies.
+      const long long lda = static_cast<long long>(std::max<std::size_t>(a_rows, 1));
+      const long long ldb = static_cast<long long>(std::max<std::size_t>(b_rows, 1));
+      const GemmProblem block = check_arguments<Scalar>(
+          call.context, a.transposed ? Transpose::yes : Transpose::no, b.transposed ? Transpose::yes : Transpose::no,
+          static_cast<long long>(row1 - row0), static_cast<long long>(col1 - col0), static_cast<long long>(k), alpha,
+          device_a.buffer(), static_cast<long long>(a.transposed ? row0 * a_rows : row0), lda, device_b.buffer(),
+          static_cast<long long>(b.transposed ? col0 : col0 * b_rows), ldb, beta, device_c.buffer(),
+          static_cast<long long>(col0 * m + row0), static_cast<long long>(m));
+      const cl::Event product = run_gemm(compute, config, block, ready);
+      products.push_back(product);
+      download_block(row0, row1, col0, col1, product);
+      ++profile.blocks;
+    }
+    while (!pending.empty()) copy_out_oldest();
+  } catch (...) {
+    for (cl::CommandQueue* queue : {&set->upload, &set->compute, &set->download}) queue->finish();
+    throw;
+  }
+  for (ScratchBuffer* used : {&device_a, &device_b, &device_c}) used->give_back_after(cl::Event());
+  Staging::instance().give_back(call, std::move(set));
+  for (const cl::Event& e : uploads) profile.upload += event_ms(e);
+  for (const cl::Event& e : products) profile.product += event_ms(e);
+  for (const cl::Event& e : downloads) profile.download += event_ms(e);
+  profile.wall = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  last_host_call_profile() = profile;
+}
+
+}  // namespace tilegemm::detail
