@@ -51,7 +51,9 @@ class DeviceView {
   DeviceView transpose() const { return {buffer_, queue_, offset_, stored_rows_, stored_cols_, ld_, !transposed_}; }
   // The rows x cols block whose first element is (row, col) of this view.
   DeviceView block(Eigen::Index row, Eigen::Index col, Eigen::Index rows, Eigen::Index cols) const {
-    if (row < 0 || col < 0 || rows < 0 || cols < 0 || row + rows > this->rows() || col + cols > this->cols()) {
+    // Compared without forming row + rows, which may overflow for sizes near the largest Index.
+    if (row < 0 || col < 0 || rows < 0 || cols < 0 || rows > this->rows() || row > this->rows() - rows ||
+        cols > this->cols() || col > this->cols() - cols) {
       throw std::invalid_argument("tilegemm::DeviceView::block: the " + std::to_string(rows) + "x" +
                                   std::to_string(cols) + " block at (" + std::to_string(row) + ", " +
                                   std::to_string(col) + ") does not lie inside the " + std::to_string(this->rows()) +
