@@ -657,6 +657,7 @@ TEMPLATE_TEST_CASE("views address the elements of their matrix: block, col, row,
   const DeviceView<S> block = device.block(3, 2, 7, 5);
   CHECK(block.rows() == 7);
   CHECK(block.cols() == 5);
+  CHECK(block.buffer()() == device.buffer()());  // the matrix's own buffer: no copy
   CHECK(block.offset() == 3 + 2 * m);
   CHECK(block.ld() == m);
   CHECK(equal_exactly(block.to_host(), values.block(3, 2, 7, 5)) == "");
@@ -665,6 +666,8 @@ TEMPLATE_TEST_CASE("views address the elements of their matrix: block, col, row,
   CHECK(transposed.rows() == n);
   CHECK(transposed.cols() == m);
   CHECK(transposed.transposed());
+  CHECK(transposed.buffer()() == device.buffer()());
+  CHECK(transposed.block(1, 2, 3, 4).buffer()() == device.buffer()());
   CHECK(equal_exactly(transposed.to_host(), values.transpose()) == "");
   CHECK(equal_exactly(transposed.transpose().to_host(), values) == "");
 
