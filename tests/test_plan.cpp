@@ -411,8 +411,14 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
     CHECK(chose(plan_default(shape(128, 128, 131072), hopper, 4, math), gpu_split_k));
   }
   // Large C: large tiles; fewer tiles than compute units: small ones. The tiled corner as for the other families.
-  CHECK(plan_default(shape(4096, 4096, 4096), hopper, 8).config.tile.tsm == 128);
-  CHECK(plan_default(shape(512, 512, 512), hopper, 8).config.tile.tsm == 64);
+  const auto picked = [](const Plan& plan, TensorChoice choice) {
+    return plan.config.name() == tensor_candidates[choice].name();
+  };
+  CHECK(picked(plan_default(shape(4096, 4096, 4096), hopper, 8), tensor_double_large));
+  CHECK(picked(plan_default(shape(512, 512, 512), hopper, 8), tensor_double_small));
+  CHECK(picked(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32x3), tensor_float_large));
+  CHECK(picked(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32), tensor_tf32_large));
+  CHECK(picked(plan_default(shape(512, 512, 512), hopper, 4, MathMode::tf32), tensor_float_small));
   const Plan past = plan_default(shape(4097, 4097, 4097), hopper, 8);
   CHECK(tensor(past));
   CHECK(past.corner_m == 4096);

@@ -19,7 +19,6 @@
 #define tensor_even_blocks 13
 #define tensor_warps_tile 14
 #define tensor_slice_depth 15
-#define tensor_copies_shared_evenly 16
 #define tensor_stages 17
 #define stages_of_other_families 18
 #define tensor_warp_tile 19
@@ -55,9 +54,7 @@ int main() {
 #elif TILEGEMM_RULE == tensor_warps_tile
   return tilegemm::TileConfig<64, 64, 16, 16, 8, 4, tilegemm::Family::tensor_cores, 2>::threads;
 #elif TILEGEMM_RULE == tensor_slice_depth
-  return tilegemm::TensorCores<64, 64, 4, 32, 32, 2>::threads;
-#elif TILEGEMM_RULE == tensor_copies_shared_evenly
-  return tilegemm::TensorCores<16, 16, 8, 16, 8, 2>::threads;
+  return tilegemm::TensorCores<64, 64, 2, 32, 32, 2>::threads;
 #elif TILEGEMM_RULE == tensor_stages
   return tilegemm::TensorCores<64, 64, 16, 32, 32, 1>::threads;
 #elif TILEGEMM_RULE == stages_of_other_families

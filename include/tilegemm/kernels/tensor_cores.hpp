@@ -23,14 +23,15 @@ inline constexpr char tensor_cores_source[] = R"CLC(
 // a product MMA_K deep takes 2 * MMA_K / 4 values of A and MMA_K / 4 of B per lane (A's in the order A(g, t),
 // A(g + 8, t), A(g, t + 4), A(g + 8, t + 4), ...).
 //
-// Slices of A and B, TSK deep, pass through STAGES buffers in local memory: cp.async copies the slice STAGES - 1
-// ahead while the warps multiply this one, so that each slice costs one barrier. A slice's tiles are k-major, rows
-// of TSM (TSN) elements and ROW_PAD of padding, so that the lanes' reads (rows t, columns g) fall in distinct banks
-// and every row starts on 16 bytes, as the 16-byte copies need.
+// Slices of A and B, TSK deep, pass through STAGES buffers in local memory: cp.async copies slices up to STAGES - 1
+// ahead of the one the warps multiply, and each slice costs one barrier. (Reading the next step's fragments while
+// multiplying this one measured slower on an H200: the registers it takes cost more than it hides.) A slice's tiles
+// are k-major, rows of TSM (TSN) elements and ROW_PAD of padding, so that the lanes' reads (rows t, columns g) fall in
+// distinct banks and every row starts on 16 bytes, as the 16-byte copies need.
 #define TILES_M (WM / 16)
 #define TILES_N (WN / 8)
-#if MMA == MMA_FP64_SM80
-#define MMA_K 4  // two m8n8k4 for each 16 x 8 tile
+#if MMA == MMA_FP64_SM80 || TSK % 8 != 0
+#define MMA_K 4  // on 8.x: two m8n8k4 for each 16 x 8 tile
 #elif MMA == MMA_FP64_SM90 && TSK % 16 == 0
 #define MMA_K 16
 #else
@@ -42,8 +43,11 @@ inline constexpr char tensor_cores_source[] = R"CLC(
 #define ROW_B (TSN + ROW_PAD)
 #define SLICE_ELEMENTS (TSK * (ROW_A + ROW_B))
 #define PIECE ((int)(16 / sizeof(real)))  // elements in a 16-byte copy
-#define PIECES_A (TSK * TSM / PIECE / THREADS)  // copies of A and of B per work-item and slice
-#define PIECES_B (TSK * TSN / PIECE / THREADS)
+#define SLICE_PIECES_A (TSK * TSM / PIECE)  // 16-byte copies of A and of B per slice
+#define SLICE_PIECES_B (TSK * TSN / PIECE)
+#define PIECES_A ((SLICE_PIECES_A + THREADS - 1) / THREADS)  // per work-item, at most
+#define PIECES_B ((SLICE_PIECES_B + THREADS - 1) / THREADS)
+#define LOW_PRODUCTS_UP_TO 128
 #define TEXT_OF(x) #x
 #define TEXT(x) TEXT_OF(x)
 
@@ -65,7 +69,7 @@ inline void copy_slice(__local real* slice, __global const real* a, const int ld
     const int e = l * THREADS + tid;
     const int k = e / (TSM / PIECE);
     const int m = e % (TSM / PIECE) * PIECE;
-    copy_16_bytes(slice + k * ROW_A + m, a + (k0 + k) * lda + m);
+    if (SLICE_PIECES_A % THREADS == 0 || e < SLICE_PIECES_A) copy_16_bytes(slice + k * ROW_A + m, a + (k0 + k) * lda + m);
   }
   __local real* b_slice = slice + TSK * ROW_A;
 #pragma unroll
@@ -73,23 +77,26 @@ inline void copy_slice(__local real* slice, __global const real* a, const int ld
     const int e = l * THREADS + tid;
     const int k = e / (TSN / PIECE);
     const int n = e % (TSN / PIECE) * PIECE;
-    copy_16_bytes(b_slice + k * ROW_B + n, b + (k0 + k) * ldb + n);
+    if (SLICE_PIECES_B % THREADS == 0 || e < SLICE_PIECES_B) copy_16_bytes(b_slice + k * ROW_B + n, b + (k0 + k) * ldb + n);
   }
 }
 
 #if MMA == MMA_TF32X3 || MMA == MMA_TF32
-// x rounded to the nearest TF32 value (ties away from zero): the 10-bit mantissa the tensor cores read, low bits 0.
-inline float to_tf32(const float x) {
-  uint bits;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(bits) : "f"(x));
-  return as_float(bits);
-}
-// d += a * b on one 16 x 8 tile, 8 deep, from fragments of TF32 values.
+// x rounded to the nearest TF32 value, ties away from zero, as cvt.rna.tf32.f32 rounds it (the 10-bit mantissa the
+// tensor cores read, low 13 bits 0), but in two integer operations: the conversion runs at a fraction of their rate.
+inline float to_tf32(const float x) { return as_float((as_uint(x) + 0x1000u) & 0xffffe000u); }
+// d += a * b on one 16 x 8 tile, MMA_K deep, from fragments of TF32 values.
 inline void mma_tf32(float* d, const float* a, const float* b) {
+#if MMA_K == 8
   asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(as_uint(a[0])), "r"(as_uint(a[1])), "r"(as_uint(a[2])), "r"(as_uint(a[3])), "r"(as_uint(b[0])),
         "r"(as_uint(b[1])));
+#else
+  asm("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(as_uint(a[0])), "r"(as_uint(a[1])), "r"(as_uint(b[0])));
+#endif
 }
 #elif MMA == MMA_FP64_SM90
 // d += a * b on one 16 x 8 tile, MMA_K deep, in IEEE double.
@@ -100,10 +107,14 @@ inline void mma_fp64(double* d, const double* a, const double* b) {
       : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
       : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]), "d"(b[1]),
         "d"(b[2]), "d"(b[3]));
-#else
+#elif MMA_K == 8
   asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
       : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
       : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#else
+  asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a[0]), "d"(a[1]), "d"(b[0]));
 #endif
 }
 #elif MMA == MMA_FP64_SM80
@@ -118,78 +129,91 @@ inline void mma_fp64(double* d, const double* a, const double* b) {
 }
 #endif
 
-// acc += the warp's part of a slice's A times its part of B. `a_tile` and `b_tile` point at the lane's first
-// element: row g of the warp's rows of A, column g of its columns of B, at k = 0.
-inline void multiply_slice(__local const real* a_tile, __local const real* b_tile, const int t,
-                           real acc[TILES_M][TILES_N][4]) {
+// The lane's fragments of one step of k (MMA_K deep, from k on) of a slice: `a_tile` and `b_tile` point at its first
+// element there, row g of the warp's rows of A and column g of its columns of B, at k = 0.
+inline void load_fragments(__local const real* a_tile, __local const real* b_tile, const int k, const int t,
+                           real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS]) {
 #pragma unroll
-  for (int k = 0; k < TSK; k += MMA_K) {
-    real a[TILES_M][2 * QUADS];
-    real b[TILES_N][QUADS];
+  for (int i = 0; i < TILES_M; ++i)
 #pragma unroll
-    for (int i = 0; i < TILES_M; ++i)
+    for (int q = 0; q < QUADS; ++q)
 #pragma unroll
-      for (int q = 0; q < QUADS; ++q)
+      for (int h = 0; h < 2; ++h) a[i][2 * q + h] = a_tile[(k + 4 * q + t) * ROW_A + 16 * i + 8 * h];
 #pragma unroll
-        for (int h = 0; h < 2; ++h) a[i][2 * q + h] = a_tile[(k + 4 * q + t) * ROW_A + 16 * i + 8 * h];
+  for (int j = 0; j < TILES_N; ++j)
 #pragma unroll
-    for (int j = 0; j < TILES_N; ++j)
-#pragma unroll
-      for (int q = 0; q < QUADS; ++q) b[j][q] = b_tile[(k + 4 * q + t) * ROW_B + 8 * j];
+    for (int q = 0; q < QUADS; ++q) b[j][q] = b_tile[(k + 4 * q + t) * ROW_B + 8 * j];
+}
+
+// acc += a * b for one step of k, every tile of the warp; with low_products (tf32x3 only) a_low * b_low too.
+inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS], real acc[TILES_M][TILES_N][4],
+                               const bool low_products) {
 #if MMA == MMA_TF32X3
-    // x = high + low, both TF32; a * b = a_low * b_high + a_high * b_low + a_high * b_high (+ a_low * b_low, below
-    // FP32's rounding), the small terms first. Each pass runs over every tile, so that no product waits for the
-    // one before it.
-    float a_low[TILES_M][4];
-    float b_low[TILES_N][2];
+  // x = high + low, both TF32; a * b = a_low * b_high + a_high * b_low + a_high * b_high (+ a_low * b_low, at most
+  // 2^-22 of a * b: taken only in short sums, low_products, where such errors are not drowned by the sums' own
+  // rounding), the small terms first. The three products of a tile are summed on the tensor cores from zero
+  // and then added to acc in FP32, rounded to nearest: the tensor cores' own accumulation truncates, and into acc
+  // directly its error grew with K to 50 times the IEEE kernels' at K = 65536 (H200). Each pass runs over a row of
+  // tiles, so that no product waits for the one before it.
+  float a_low[TILES_M][2 * QUADS];
+  float b_low[TILES_N][QUADS];
 #pragma unroll
-    for (int i = 0; i < TILES_M; ++i)
+  for (int i = 0; i < TILES_M; ++i)
 #pragma unroll
-      for (int v = 0; v < 4; ++v) {
-        const float high = to_tf32(a[i][v]);
-        a_low[i][v] = to_tf32(a[i][v] - high);
-        a[i][v] = high;
-      }
+    for (int v = 0; v < 2 * QUADS; ++v) {
+      const float high = to_tf32(a[i][v]);
+      a_low[i][v] = to_tf32(a[i][v] - high);
+      a[i][v] = high;
+    }
+#pragma unroll
+  for (int j = 0; j < TILES_N; ++j)
+#pragma unroll
+    for (int v = 0; v < QUADS; ++v) {
+      const float high = to_tf32(b[j][v]);
+      b_low[j][v] = to_tf32(b[j][v] - high);
+      b[j][v] = high;
+    }
+#pragma unroll
+  for (int i = 0; i < TILES_M; ++i) {
+    float part[TILES_N][4];
 #pragma unroll
     for (int j = 0; j < TILES_N; ++j)
 #pragma unroll
-      for (int v = 0; v < 2; ++v) {
-        const float high = to_tf32(b[j][v]);
-        b_low[j][v] = to_tf32(b[j][v] - high);
-        b[j][v] = high;
-      }
+      for (int v = 0; v < 4; ++v) part[j][v] = 0;
+    if (low_products) {
 #pragma unroll
-    for (int i = 0; i < TILES_M; ++i)
+      for (int j = 0; j < TILES_N; ++j) mma_tf32(part[j], a_low[i], b_low[j]);
+    }
 #pragma unroll
-      for (int j = 0; j < TILES_N; ++j) mma_tf32(acc[i][j], a_low[i], b[j]);
+    for (int j = 0; j < TILES_N; ++j) mma_tf32(part[j], a_low[i], b[j]);
 #pragma unroll
-    for (int i = 0; i < TILES_M; ++i)
+    for (int j = 0; j < TILES_N; ++j) mma_tf32(part[j], a[i], b_low[j]);
 #pragma unroll
-      for (int j = 0; j < TILES_N; ++j) mma_tf32(acc[i][j], a[i], b_low[j]);
+    for (int j = 0; j < TILES_N; ++j) mma_tf32(part[j], a[i], b[j]);
 #pragma unroll
-    for (int i = 0; i < TILES_M; ++i)
+    for (int j = 0; j < TILES_N; ++j)
 #pragma unroll
-      for (int j = 0; j < TILES_N; ++j) mma_tf32(acc[i][j], a[i], b[j]);
+      for (int v = 0; v < 4; ++v) acc[i][j][v] += part[j][v];
+  }
 #elif MMA == MMA_TF32
 #pragma unroll
-    for (int i = 0; i < TILES_M; ++i)
+  for (int i = 0; i < TILES_M; ++i)
 #pragma unroll
-      for (int v = 0; v < 4; ++v) a[i][v] = to_tf32(a[i][v]);
+    for (int v = 0; v < 2 * QUADS; ++v) a[i][v] = to_tf32(a[i][v]);
 #pragma unroll
-    for (int j = 0; j < TILES_N; ++j)
+  for (int j = 0; j < TILES_N; ++j)
 #pragma unroll
-      for (int v = 0; v < 2; ++v) b[j][v] = to_tf32(b[j][v]);
+    for (int v = 0; v < QUADS; ++v) b[j][v] = to_tf32(b[j][v]);
 #pragma unroll
-    for (int i = 0; i < TILES_M; ++i)
+  for (int i = 0; i < TILES_M; ++i)
 #pragma unroll
-      for (int j = 0; j < TILES_N; ++j) mma_tf32(acc[i][j], a[i], b[j]);
+    for (int j = 0; j < TILES_N; ++j) mma_tf32(acc[i][j], a[i], b[j]);
 #else
 #pragma unroll
-    for (int i = 0; i < TILES_M; ++i)
+  for (int i = 0; i < TILES_M; ++i)
 #pragma unroll
-      for (int j = 0; j < TILES_N; ++j) mma_fp64(acc[i][j], a[i], b[j]);
+    for (int j = 0; j < TILES_N; ++j) mma_fp64(acc[i][j], a[i], b[j]);
 #endif
-  }
 }
 
 // C = alpha * op(A) * op(B) + beta * C, a TSM x TSN tile of it per work-group.
@@ -206,6 +230,8 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV)) {
   const int tile_n = TSN * get_group_id(1);
   __global const real* a = (__global const real*)(A + a_offset) + tile_m;
   __global const real* b = (__global const real*)(B + b_offset) + tile_n;
+  const int a_lane = warp_m + g;  // the lane's first element of a slice's A and B tiles
+  const int b_lane = TSK * ROW_A + warp_n + g;
   real acc[TILES_M][TILES_N][4];
 #pragma unroll
   for (int i = 0; i < TILES_M; ++i)
@@ -214,19 +240,38 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV)) {
 #pragma unroll
       for (int v = 0; v < 4; ++v) acc[i][j][v] = 0;
 
+  // Slices 0 to STAGES - 2 in flight; once slice 0 has landed for everyone, slice STAGES - 1 too.
   const int count = K / TSK;
+  // tf32x3: in products at most LOW_PRODUCTS_UP_TO deep, the fourth product of the split operands too. There the
+  // operands' representation (22 bits) is what errs most; it cost these products 2.1 times the IEEE kernels' error
+  // on data of magnitudes 2^-20 to 2^20 at K = 16 (H200), the fourth product brings that under 2.
+  const bool low_products = K <= LOW_PRODUCTS_UP_TO;
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < count) copy_slice(slices + s * SLICE_ELEMENTS, a, lda * VW, b, ldb * VW, s * TSK, tid);
     end_copy_group();
   }
+  wait_for_copy_groups();
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (STAGES - 1 < count) {
+    copy_slice(slices + (STAGES - 1) * SLICE_ELEMENTS, a, lda * VW, b, ldb * VW, (STAGES - 1) * TSK, tid);
+  }
+  end_copy_group();
   for (int s = 0; s < count; ++s) {
-    wait_for_copy_groups();           // this work-item's copies of slice s have landed,
-    barrier(CLK_LOCAL_MEM_FENCE);     // everyone's have, and everyone is done with slice s - 1, whose buffer
-    const int ahead = s + STAGES - 1;  // takes the slice STAGES - 1 ahead
-    if (ahead < count) copy_slice(slices + ahead % STAGES * SLICE_ELEMENTS, a, lda * VW, b, ldb * VW, ahead * TSK, tid);
-    end_copy_group();
     __local const real* slice = slices + s % STAGES * SLICE_ELEMENTS;
-    multiply_slice(slice + warp_m + g, slice + TSK * ROW_A + warp_n + g, t, acc);
+#pragma unroll
+    for (int k = 0; k < TSK; k += MMA_K) {
+      real a_step[TILES_M][2 * QUADS];
+      real b_step[TILES_N][QUADS];
+      load_fragments(slice + a_lane, slice + b_lane, k, t, a_step, b_step);
+      multiply_fragments(a_step, b_step, acc, low_products);
+    }
+    // Everyone is done with slice s: once slice s + 1 has landed for everyone, s's buffer takes slice s + STAGES.
+    wait_for_copy_groups();
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (s + STAGES < count) {
+      copy_slice(slices + s % STAGES * SLICE_ELEMENTS, a, lda * VW, b, ldb * VW, (s + STAGES) * TSK, tid);
+    }
+    end_copy_group();
   }
 
   C += c_offset;
@@ -270,13 +315,9 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
     static_assert((TSM / WPTM) % 8 == 0 && (TSN / WPTN) % 4 == 0,
                   "TileConfig: the tensor_cores warps' parts, (8 WPTM) x (4 WPTN) each, must tile TSM x TSN: TSM must "
                   "be a multiple of 8 WPTM and TSN a multiple of 4 WPTN.");
-    static_assert(TSK % 8 == 0,
-                  "TileConfig: the tensor_cores family multiplies slices at least 8 deep (mma.sync m16n8k8): TSK must "
-                  "be a multiple of 8.");
-    constexpr int threads = (TSM / WPTM) * (TSN / WPTN);
-    static_assert((TSK * TSM) % (4 * threads) == 0 && (TSK * TSN) % (4 * threads) == 0,
-                  "TileConfig: the work-items of a tensor_cores group must share the 16-byte copies of a slice evenly: "
-                  "TSK * TSM and TSK * TSN must be multiples of 4 times the work-items.");
+    static_assert(TSK % 4 == 0,
+                  "TileConfig: the tensor_cores family multiplies slices in steps of 4, 8 or 16 (mma.sync m16n8k4 and "
+                  "wider): TSK must be a multiple of 4.");
     return true;
   }
   template <int Stages>
@@ -315,7 +356,7 @@ struct tensor_cores_config {
 }  // namespace detail
 
 // Tensor cores (mma.sync) on NVIDIA GPUs of compute capability 8.0 and newer: TSM x TSN tiles of C per work-group,
-// WM x WN per warp (multiples of 16 x 8), slices TSK deep (a multiple of 8), Stages slices in local memory at once.
+// WM x WN per warp (multiples of 16 x 8), slices TSK deep (a multiple of 4), Stages slices in local memory at once.
 // Double runs on the FP64 tensor cores; float in the math mode of the call (MathMode::tf32x3 or tf32).
 template <int TSM, int TSN, int TSK, int WM, int WN, int Stages>
 using TensorCores = typename detail::tensor_cores_config<TSM, TSN, TSK, WM, WN, Stages>::type;
