@@ -26,7 +26,7 @@ namespace tilegemm::detail {
 // C made in blocks of about `block_side` squared. The defaults were measured on an H200 (benchmarks/README.md). Tests
 // lower the bound, the slots, and let it run on CPU devices.
 struct StagedPathSettings {
-  std::size_t from_bytes = std::size_t{24} << 20;
+  std::size_t from_bytes = std::size_t{10} << 20;
   std::size_t slot_bytes = std::size_t{16} << 20;
   std::size_t block_side = 2048;
   bool on_cpu_devices = false;

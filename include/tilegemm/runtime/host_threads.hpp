@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -18,8 +19,18 @@ class HostThreads {
  public:
   // Leaked on purpose, like the queues: its threads live as long as the process.
   static HostThreads& instance() {
-    static auto* threads = new HostThreads(std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 8));
+    static auto* threads = new HostThreads(thread_count());
     return *threads;
+  }
+
+  // TILEGEMM_HOST_THREADS when set (1 to 64), else the hardware's threads up to 16 (on the H200 machine's 16 cores,
+  // 16 threads made a 4096 host call 5% faster than 8).
+  static unsigned thread_count() {
+    if (const char* text = std::getenv("TILEGEMM_HOST_THREADS")) {
+      const long wanted = std::strtol(text, nullptr, 10);
+      if (wanted >= 1 && wanted <= 64) return static_cast<unsigned>(wanted);
+    }
+    return std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 16);
   }
 
   std::size_t count() const { return workers_.size() + 1; }  // the calling thread takes a part too
