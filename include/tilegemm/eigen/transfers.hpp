@@ -26,25 +26,54 @@ inline cl::Buffer allocate_device_buffer(const CallContext& call, std::size_t by
   return buffer;
 }
 
-// The rect-copy form of a column-major rows x cols matrix at element `offset` with leading dimension `ld`: its first
-// byte as (x, y) with x below one row pitch, its region and its row pitch, all in bytes.
-struct RectOf {
+// One command of a transfer of a column-major matrix: a rect of `region` at `origin` (bytes within a pitch, pitch rows)
+// in rows `pitch` bytes apart, or, where `contiguous`, one run of region[0] bytes from byte `origin[0]`. On the host
+// (or the dense destination of a copy) it starts at byte `host_x` of column `host_column`.
+struct TransferPart {
+  bool contiguous = false;
   std::array<std::size_t, 3> origin;
   std::array<std::size_t, 3> region;
-  std::size_t pitch;
-  std::size_t host_x = 0;  // where the part starts within each host column, in bytes
+  std::size_t pitch = 0;
+  std::size_t host_x = 0;
+  std::size_t host_column = 0;
 };
-// The rect commands for a rows x cols matrix at `offset` with leading dimension `ld`: one, or two where the columns
-// cross a row pitch (offset % ld + rows > ld), which some drivers (NVIDIA's) refuse as one rect: the rows up to the
-// pitch, then the rest from the start of the next row.
-inline std::vector<RectOf> rect_parts(Eigen::Index offset, Eigen::Index ld, Eigen::Index rows, Eigen::Index cols,
-                                      std::size_t scalar_size) {
-  const std::size_t x = static_cast<std::size_t>(offset % ld), y = static_cast<std::size_t>(offset / ld);
-  const std::size_t height = static_cast<std::size_t>(rows), pitch = static_cast<std::size_t>(ld) * scalar_size;
-  const std::size_t width = static_cast<std::size_t>(cols), first = std::min(height, static_cast<std::size_t>(ld) - x);
-  std::vector<RectOf> parts{{{x * scalar_size, y, 0}, {first * scalar_size, width, 1}, pitch, 0}};
-  if (first < height)
-    parts.push_back({{0, y + 1, 0}, {(height - first) * scalar_size, width, 1}, pitch, first * scalar_size});
+// The commands that move a rows x cols matrix at element `offset` with leading dimension `ld` (none for an empty one).
+// Drivers differ in what rect they take, so every rect here has region[0] within a pitch, does not cross a pitch
+// (offset % ld + rows > ld: the rows up to the pitch, then the rest from the start of the next pitch row), and ends,
+// counted in whole pitch rows, within the matrix's last element: NVIDIA's driver refuses a rect whose last pitch row
+// reaches past the buffer's end, which a buffer ending at the matrix's last element does not hold. A column that would
+// need that row goes as a contiguous run.
+inline std::vector<TransferPart> transfer_parts(Eigen::Index offset, Eigen::Index ld, Eigen::Index rows,
+                                                Eigen::Index cols, std::size_t scalar_size) {
+  std::vector<TransferPart> parts;
+  if (rows <= 0 || cols <= 0) return parts;
+  // Sizes of a matrix that fits its buffer: nothing here overflows std::size_t.
+  const std::size_t pitch = static_cast<std::size_t>(ld), height = static_cast<std::size_t>(rows),
+                    width = static_cast<std::size_t>(cols), start = static_cast<std::size_t>(offset);
+  const std::size_t span_end = start + (width - 1) * pitch + height;  // one past the last element
+  // `part_rows` rows of every column from (x, y) in pitch terms, at row `host_row` of the host's columns.
+  const auto add = [&](std::size_t x, std::size_t y, std::size_t part_rows, std::size_t host_row) {
+    const std::size_t rect_columns = (y + width) * pitch <= span_end ? width : width - 1;
+    if (rect_columns > 0) {
+      parts.push_back({false,
+                       {x * scalar_size, y, 0},
+                       {part_rows * scalar_size, rect_columns, 1},
+                       pitch * scalar_size,
+                       host_row * scalar_size,
+                       0});
+    }
+    if (rect_columns < width) {
+      parts.push_back({true,
+                       {((y + width - 1) * pitch + x) * scalar_size, 0, 0},
+                       {part_rows * scalar_size, 1, 1},
+                       pitch * scalar_size,
+                       host_row * scalar_size,
+                       width - 1});
+    }
+  };
+  const std::size_t x = start % pitch, y = start / pitch, first = std::min(height, pitch - x);
+  add(x, y, first, 0);
+  if (first < height) add(0, y + 1, height - first, first);
   return parts;
 }
 
@@ -60,10 +89,17 @@ void to_device(const cl::CommandQueue& queue, const HostOperand<Scalar, Pointer>
           "clEnqueueWriteBuffer");
     return;
   }
-  for (const RectOf& d : rect_parts(offset, ld, host.rows, host.cols, sizeof(Scalar))) {
-    check(queue.enqueueWriteBufferRect(device, CL_TRUE, d.origin, {d.host_x, 0, 0}, d.region, d.pitch, 0,
-                                       sizeof(Scalar) * host.ld, 0, host.data),
-          "clEnqueueWriteBufferRect");
+  const std::size_t host_pitch = sizeof(Scalar) * host.ld;
+  for (const TransferPart& d : transfer_parts(offset, ld, host.rows, host.cols, sizeof(Scalar))) {
+    if (d.contiguous) {
+      check(queue.enqueueWriteBuffer(device, CL_TRUE, d.origin[0], d.region[0],
+                                     reinterpret_cast<const char*>(host.data) + d.host_column * host_pitch + d.host_x),
+            "clEnqueueWriteBuffer");
+    } else {
+      check(queue.enqueueWriteBufferRect(device, CL_TRUE, d.origin, {d.host_x, d.host_column, 0}, d.region, d.pitch, 0,
+                                         host_pitch, 0, host.data),
+            "clEnqueueWriteBufferRect");
+    }
   }
 }
 
@@ -80,10 +116,17 @@ void from_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, const 
           "clEnqueueReadBuffer");
     return;
   }
-  for (const RectOf& d : rect_parts(offset, ld, host.rows, host.cols, sizeof(Scalar))) {
-    check(queue.enqueueReadBufferRect(buffer, CL_TRUE, d.origin, {d.host_x, 0, 0}, d.region, d.pitch, 0,
-                                      sizeof(Scalar) * host.ld, 0, host.data, events),
-          "clEnqueueReadBufferRect");
+  const std::size_t host_pitch = sizeof(Scalar) * host.ld;
+  for (const TransferPart& d : transfer_parts(offset, ld, host.rows, host.cols, sizeof(Scalar))) {
+    if (d.contiguous) {
+      check(queue.enqueueReadBuffer(buffer, CL_TRUE, d.origin[0], d.region[0],
+                                    reinterpret_cast<char*>(host.data) + d.host_column * host_pitch + d.host_x, events),
+            "clEnqueueReadBuffer");
+    } else {
+      check(queue.enqueueReadBufferRect(buffer, CL_TRUE, d.origin, {d.host_x, d.host_column, 0}, d.region, d.pitch, 0,
+                                        host_pitch, 0, host.data, events),
+            "clEnqueueReadBufferRect");
+    }
   }
 }
 
@@ -95,11 +138,19 @@ cl::Event start_reading(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                         Eigen::Index offset, Eigen::Index ld) {
   const std::vector<cl::Event>* events = wait.empty() ? nullptr : &wait;
   cl::Event done;
-  for (const RectOf& d :
-       rect_parts(offset, ld, host.rows, host.cols, sizeof(Scalar))) {  // in order: the last ends last
-    check(queue.enqueueReadBufferRect(buffer, CL_FALSE, d.origin, {d.host_x, 0, 0}, d.region, d.pitch, 0,
-                                      sizeof(Scalar) * host.ld, 0, host.data, events, &done),
-          "clEnqueueReadBufferRect");
+  const std::size_t host_pitch = sizeof(Scalar) * host.ld;
+  for (const TransferPart& d : transfer_parts(offset, ld, host.rows, host.cols, sizeof(Scalar))) {
+    // In order: the last command ends last.
+    if (d.contiguous) {
+      check(queue.enqueueReadBuffer(buffer, CL_FALSE, d.origin[0], d.region[0],
+                                    reinterpret_cast<char*>(host.data) + d.host_column * host_pitch + d.host_x, events,
+                                    &done),
+            "clEnqueueReadBuffer");
+    } else {
+      check(queue.enqueueReadBufferRect(buffer, CL_FALSE, d.origin, {d.host_x, d.host_column, 0}, d.region, d.pitch, 0,
+                                        host_pitch, 0, host.data, events, &done),
+            "clEnqueueReadBufferRect");
+    }
   }
   return done;
 }
@@ -114,10 +165,16 @@ std::size_t dense_bytes(const HostOperand<Scalar, Pointer>& host) {
 // the device.
 inline void copy_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, Eigen::Index offset, Eigen::Index ld,
                            const cl::Buffer& dst, Eigen::Index rows, Eigen::Index cols, std::size_t scalar_size) {
-  for (const RectOf& s : rect_parts(offset, ld, rows, cols, scalar_size)) {
-    check(
-        queue.enqueueCopyBufferRect(src, dst, s.origin, {s.host_x, 0, 0}, s.region, s.pitch, 0, scalar_size * rows, 0),
-        "clEnqueueCopyBufferRect");
+  const std::size_t dense_pitch = scalar_size * static_cast<std::size_t>(rows);
+  for (const TransferPart& s : transfer_parts(offset, ld, rows, cols, scalar_size)) {
+    if (s.contiguous) {
+      check(queue.enqueueCopyBuffer(src, dst, s.origin[0], s.host_column * dense_pitch + s.host_x, s.region[0]),
+            "clEnqueueCopyBuffer");
+    } else {
+      check(queue.enqueueCopyBufferRect(src, dst, s.origin, {s.host_x, s.host_column, 0}, s.region, s.pitch, 0,
+                                        dense_pitch, 0),
+            "clEnqueueCopyBufferRect");
+    }
   }
 }
 
