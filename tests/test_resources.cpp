@@ -131,8 +131,10 @@ void print(const std::string& what, const HeldResources& held) {
 
 TEST_CASE("100 user contexts created, used once and dropped grow the process by at most 10 MB", "[resources]") {
   tilegemm::release_resources();
-  // The first contexts of a process allocate for good (tilegemm's tables, the driver's pools): measured from here.
-  constexpr int warm_up = 3, contexts = 100;
+  // The first contexts of a process allocate for good (tilegemm's tables, the driver's pools; on the H200, plain
+  // OpenCL contexts used and dropped the same way grew the process by 13 MB over the first 10, 4.8 MB over the next
+  // 110), so the growth is measured from the 20th.
+  constexpr int warm_up = 20, contexts = 100;
   DestroyedContexts destroyed;
   bool callbacks = true;
   std::size_t resident_after_warm_up = 0;
