@@ -48,10 +48,10 @@ class ContextReferences {
   }
 
   // The implicit references on the platform of `context`, measured on first request by creating a queue, a buffer
-  // and a program (not built) in `context` and reading its count after each, and after the queue, having written
-  // to the buffer, is released. Where the count moves by anything but
-  // 0 or 1, or moves meanwhile (another thread creating or releasing objects of `context`), the measurement is not
-  // used: nullopt, and a later request measures again (at most max_attempts times per platform).
+  // and a program (not built) in `context` and reading its count after each, and after the queue, having written to
+  // the buffer, is released. Where a step moves the count by anything but 0 or 1, or the count moves meanwhile
+  // (another thread creating or releasing objects of `context`), the measurement is not used: nullopt, and a later
+  // request measures again (at most max_attempts times per platform).
   std::optional<ImplicitReferences> of(const cl::Context& context) {
     std::vector<cl::Device> devices;
     cl_platform_id platform = nullptr;
