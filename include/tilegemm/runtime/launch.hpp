@@ -50,7 +50,7 @@ void check_work_group(const DeviceLimits& device, const What& what_names, std::s
 // A kernel object for one call, lent by the program cache (kernel objects are reused across calls but never shared
 // between threads at once), checked against the work-items its configuration needs.
 inline KernelLease make_kernel(const CallContext& call, const ProgramText& text, std::size_t threads) {
-  KernelLease kernel = ProgramCache::instance().kernel(call.context, call.device, text);
+  KernelLease kernel = ProgramCache::instance().kernel(call.context, call.device, text, call.queue);
   if (threads > kernel.work_group_size()) {
     throw Error(CL_INVALID_WORK_GROUP_SIZE, std::string("tilegemm: the compiled kernel ") + text.kernel_name +
                                                 " runs at most " + std::to_string(kernel.work_group_size()) +

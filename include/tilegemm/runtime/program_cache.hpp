@@ -2,11 +2,13 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <future>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -100,8 +102,10 @@ class ProgramCache final : public detail::ContextResources {
   }
 
   // Kernel `text.kernel_name` of the program for `text` on `device`, lent to the caller: an idle one of an earlier
-  // call, or a new one (building the program first where this is its first request).
-  KernelLease kernel(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
+  // call, or a new one (building the program first where this is its first request). `queue` is the call's.
+  KernelLease kernel(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text,
+                     const cl::CommandQueue& queue = cl::CommandQueue()) {
+    detail::KeptContexts::instance().use(context, queue);  // as a program request would
     const ShelfKey key{context(), device(), text.key, text.kernel_name};
     std::shared_ptr<KernelLease::Shelf> shelf;
     {
@@ -110,7 +114,6 @@ class ProgramCache final : public detail::ContextResources {
       if (found != shelves_.end()) shelf = found->second;
     }
     if (shelf) {
-      detail::KeptContexts::instance().use(context);  // as a program request would
       std::lock_guard<std::mutex> lock(shelf->mutex);
       if (!shelf->idle.empty()) {
         cl::Kernel kernel = std::move(shelf->idle.back());
@@ -164,6 +167,18 @@ class ProgramCache final : public detail::ContextResources {
     dropped_shelves.swap(shelves_);
   }
 
+  // The references to `context` the cache holds: a context handle per program, and the programs themselves (kernels
+  // are taken to hold none, see ImplicitReferences).
+  std::optional<cl_uint> references_to(cl_context context, const detail::ImplicitReferences& implicit) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cl_uint references = 0;
+    for (const auto& entry : entries_) {
+      if (std::get<0>(entry.first) != context) continue;
+      references += 1 + (holds_program(entry.second.program) ? implicit.program : 0);
+    }
+    return references;
+  }
+
   // How many programs are held now, and for how many contexts.
   std::size_t programs_held() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -195,6 +210,16 @@ class ProgramCache final : public detail::ContextResources {
     cl::Context context;  // held, so that the key's handle cannot be reused by a new context while the entry exists
     std::shared_future<cl::Program> program;
   };
+
+  // Whether a cached future holds a program: one still being built will, a failed build holds none.
+  static bool holds_program(const std::shared_future<cl::Program>& program) {
+    if (program.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return true;
+    try {
+      return program.get()() != nullptr;
+    } catch (...) {
+      return false;
+    }
+  }
 
   static cl::Program build(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
     cl_int status = CL_SUCCESS;

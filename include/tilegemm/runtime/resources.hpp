@@ -14,7 +14,8 @@ namespace tilegemm {
 
 // Drops the compiled programs and pooled buffers tilegemm holds for `context`, so that the context is freed once the
 // caller's own references to it are gone. Later calls on it build their programs again. tilegemm's own queue stays
-// if `context` is its context (release_resources() drops that too).
+// if `context` is its context (release_resources() drops that too). Without it, a context the caller has dropped is
+// let go of at tilegemm's next call on another context, where its reference count can tell (kept_contexts.hpp).
 inline void release_resources(const cl::Context& context) { detail::KeptContexts::instance().release(context); }
 
 // Drops everything tilegemm holds: every compiled program, every pooled buffer, the pinned host memory of the staged

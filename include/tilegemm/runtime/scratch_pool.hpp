@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iterator>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -52,7 +53,7 @@ class ScratchPool final : public ContextResources {
     const cl::Context& context = call.context;
     const cl::CommandQueue& queue = call.queue;
     const bool in_order = call.in_order;
-    KeptContexts::instance().use(context);
+    KeptContexts::instance().use(context, queue);
     std::vector<Slot> dropped;  // declared before the lock: buffers are freed after it is let go
     std::uint64_t take_number = 0;
     {
@@ -97,7 +98,8 @@ class ScratchPool final : public ContextResources {
       if (slot.buffer() != buffer()) continue;
       slot.taken = false;
       slot.last_use = last_use;
-      slot.last_queue = queue;
+      // Only a command that may still run needs its queue: a user's queue is not kept for nothing.
+      slot.last_queue = last_use() != nullptr ? queue : cl::CommandQueue();
       const cl_context context = slot.context();  // the slot may be dropped below
       const std::size_t bound = slot.idle_bound;
       while (idle_bytes_of(context) > bound) drop_least_recent_idle(context, dropped);
@@ -120,10 +122,37 @@ class ScratchPool final : public ContextResources {
     move_out(dropped, [&](const Slot& s) { return s.context() == context; });
   }
 
+  bool release_buffers(cl_context context) override {
+    std::vector<Slot> dropped;
+    std::lock_guard<std::mutex> lock(mutex_);
+    move_out(dropped, [&](const Slot& s) { return s.context() == context && !s.taken; });
+    return !dropped.empty();
+  }
+
   void release_all() override {
     std::vector<Slot> dropped;
     std::lock_guard<std::mutex> lock(mutex_);
     dropped.swap(slots_);
+  }
+
+  // The references to `context` the pool holds: a context handle and a buffer per slot. The event and queue of a
+  // command that has finished are dropped first; one that may still run (or a taken buffer) leaves it unknown.
+  std::optional<cl_uint> references_to(cl_context context, const ImplicitReferences& implicit) override {
+    std::vector<cl::Event> finished_uses;  // released after the lock is let go, with their queues
+    std::vector<cl::CommandQueue> their_queues;
+    std::lock_guard<std::mutex> lock(mutex_);
+    cl_uint references = 0;
+    for (Slot& slot : slots_) {
+      if (slot.context() != context) continue;
+      if (slot.taken) return std::nullopt;
+      if (slot.last_use() != nullptr) {
+        if (!finished(slot.last_use)) return std::nullopt;
+        finished_uses.push_back(std::exchange(slot.last_use, cl::Event()));
+        their_queues.push_back(std::exchange(slot.last_queue, cl::CommandQueue()));
+      }
+      references += 1 + implicit.buffer;
+    }
+    return references;
   }
 
   // What the pool holds now: buffers, their bytes, and the bytes of the idle ones (all of them, or of one context).
