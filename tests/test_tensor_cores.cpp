@@ -253,6 +253,16 @@ TENSOR_CORES_CASE(Large, "tensor_cores 128x128x8 8x8 v4 s2 float tf32x3, every s
 TENSOR_CORES_CASE(Large, "tensor_cores 128x128x8 8x8 v4 s2 float tf32, every shape and transpose", float,
                   MathMode::tf32)
 
+TEST_CASE("the double path of compute capability 8.x (m8n8k4), on a newer GPU described as 8.0",
+          "[tensor_cores][gpu]") {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  if (!device_has_tensor_cores(queue)) return;
+  tilegemm::detail::DeviceLimits ampere = tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
+  ampere.compute_capability = 80;
+  const tilegemm::detail::ScopedDeviceDescription as_ampere(ampere);
+  check_every_shape<Small, double>(MathMode::ieee);
+}
+
 TEST_CASE("AutoConfig takes the tensor cores in each mode where they run, with a tiled corner past the tiles",
           "[tensor_cores][gpu]") {
   const cl::CommandQueue queue = tilegemm::default_queue();
