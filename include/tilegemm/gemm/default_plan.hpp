@@ -81,16 +81,17 @@ inline std::pair<int, int> tiled_corner(int m, int n, int tsm, int tsn) {
   return {corner_m, corner_n};
 }
 
-// The estimated time of an m x n product (per unit of K) with GPU candidate `choice`: its tiles run in rounds of
-// `resident` work-groups per compute unit, each round taking as long as `resident` tiles at the candidate's full
-// throughput; the last round, with fewer work-groups on each unit, takes as long as the most any unit has.
-inline double estimated_time(std::size_t choice, bool is_double, int m, int n, long long units) {
+// The estimated time of an m x n product (per unit of K), or of a batch of `batch` of them in one launch, with GPU
+// candidate `choice`: its tiles (those of every problem) run in rounds of `resident` work-groups per compute unit,
+// each round taking as long as `resident` tiles at the candidate's full throughput; the last round, with fewer
+// work-groups on each unit, takes as long as the most any unit has.
+inline double estimated_time(std::size_t choice, bool is_double, int m, int n, long long units, int batch = 1) {
   const int tsm = default_candidates[choice].tile.tsm;
   const int tsn = default_candidates[choice].tile.tsn;
   const CandidateModel& model = gpu_models[choice];
   const long long resident = is_double ? model.resident_double : model.resident_float;
   const double tflops = is_double ? model.tflops_double : model.tflops_float;
-  const long long count = static_cast<long long>((m + tsm - 1) / tsm) * ((n + tsn - 1) / tsn);
+  const long long count = static_cast<long long>((m + tsm - 1) / tsm) * ((n + tsn - 1) / tsn) * batch;
   const long long full_rounds = count / (units * resident);
   const long long rest = count - full_rounds * units * resident;
   const long long last_round = (rest + units - 1) / units;  // work-groups on the busiest unit
@@ -99,7 +100,9 @@ inline double estimated_time(std::size_t choice, bool is_double, int m, int n, l
 
 // The plan AutoConfig makes for a product on a device: the candidate, the corner of C its tiles cover (the thin
 // rest goes to the strip code) and how it takes the operands. Each GPU candidate is planned in full, so that the
-// choice sees the edge mode the run will use.
+// choice sees the edge mode the run will use. A batch of products is chosen for by the same model with the tiles of
+// the whole batch (many small products fill a device that one would not), without split-K or corners: one launch
+// of whole tiles.
 inline Plan plan_default(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size) {
   if (device.type & CL_DEVICE_TYPE_CPU) {
     const std::size_t choice = candidate_fits(cpu, device, scalar_size) ? cpu : fallback_for(device, scalar_size);
@@ -107,7 +110,7 @@ inline Plan plan_default(const GemmShape& s, const DeviceLimits& device, std::si
   }
   const long long units = device.compute_units > 0 ? device.compute_units : 1;
   const long long tiles_64 = static_cast<long long>((s.m + 63) / 64) * ((s.n + 63) / 64);
-  if (tiles_64 * 2 < units && s.k >= 2048 && s.k >= 4 * std::max(s.m, s.n) &&
+  if (s.batch <= 1 && tiles_64 * 2 < units && s.k >= 2048 && s.k >= 4 * std::max(s.m, s.n) &&
       candidate_fits(gpu_split_k, device, scalar_size)) {
     try {
       return plan_product(default_candidates[gpu_split_k], s, device, scalar_size);
@@ -126,8 +129,8 @@ inline Plan plan_default(const GemmShape& s, const DeviceLimits& device, std::si
     }
     const TileShape& tile = default_candidates[choice].tile;
     auto [corner_m, corner_n] = tiled_corner(s.m, s.n, tile.tsm, tile.tsn);
-    if (!strips_run_on(default_candidates[choice], device, scalar_size)) {
-      corner_m = s.m;  // no strip code runs here: all of C in tiles
+    if (s.batch > 1 || !strips_run_on(default_candidates[choice], device, scalar_size)) {
+      corner_m = s.m;  // a batch, or no strip code runs here: all of C in tiles
       corner_n = s.n;
     }
     PlanOptions options;
@@ -137,7 +140,7 @@ inline Plan plan_default(const GemmShape& s, const DeviceLimits& device, std::si
     // Operands that are neither whole tiles nor whole vectors are read an element at a time in small products
     // (see operand_policy.hpp), which some candidates do slowly.
     if (plan.variant.edges == EdgeMode::elements && !gpu_models[choice].reads_elements_well) continue;
-    const double time = estimated_time(choice, is_double, corner_m, corner_n, units);
+    const double time = estimated_time(choice, is_double, corner_m, corner_n, units, s.batch);
     if (!found || time < best_time) {
       best = plan;
       best_time = time;
