@@ -100,6 +100,21 @@ std::size_t dense_bytes(const HostOperand<Scalar, Pointer>& host) {
   return sizeof(Scalar) * host.rows * host.cols;
 }
 
+// Enqueues a copy on the device, after `wait`, of a rows x cols matrix at `src_offset` with leading dimension
+// `src_ld` in `src` to `dst_offset` with leading dimension `dst_ld` in `dst`; returns its event.
+inline cl::Event copy_matrix_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, Eigen::Index src_offset,
+                                       Eigen::Index src_ld, const cl::Buffer& dst, Eigen::Index dst_offset,
+                                       Eigen::Index dst_ld, Eigen::Index rows, Eigen::Index cols,
+                                       std::size_t scalar_size, const std::vector<cl::Event>& wait) {
+  const RectOf s = rect_of(src_offset, src_ld, rows, cols, scalar_size);
+  const RectOf d = rect_of(dst_offset, dst_ld, rows, cols, scalar_size);
+  cl::Event done;
+  check(queue.enqueueCopyBufferRect(src, dst, s.origin, d.origin, s.region, s.pitch, 0, d.pitch, 0,
+                                    wait.empty() ? nullptr : &wait, &done),
+        "clEnqueueCopyBufferRect");
+  return done;
+}
+
 // Copies a rows x cols matrix at `offset` with leading dimension `ld` into a dense one at the start of `dst`, on
 // the device.
 inline void copy_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, Eigen::Index offset, Eigen::Index ld,
