@@ -17,6 +17,7 @@
 #include "../runtime/scratch_pool.hpp"
 #include "eigen_operand.hpp"
 #include "shapes.hpp"
+#include "staged_product.hpp"
 #include "transfers.hpp"
 
 namespace tilegemm {
@@ -46,6 +47,10 @@ void multiply_on_device(const cl::CommandQueue& queue, const KernelDescription* 
   for (const auto& [name, rows, cols] :
        {std::tuple{"A", a.rows, a.cols}, std::tuple{"B", b.rows, b.cols}, std::tuple{"C", c.rows, c.cols}}) {
     require_dense_copy_fits(call.limits, name, rows, cols, sizeof(Scalar));
+  }
+  if (staged_path_applies(call, a, b, c)) {  // large products on GPUs: overlapped through pinned memory
+    staged_product(call, config, a, b, c, alpha, beta);
+    return;
   }
   ScratchBuffer device_a(call, dense_bytes(a)), device_b(call, dense_bytes(b)), device_c(call, dense_bytes(c));
   to_device(queue, a, device_a.buffer());

@@ -55,8 +55,9 @@ struct GemmProblem {
   std::size_t scalar_size() const { return alpha.is_double ? sizeof(double) : sizeof(float); }
 };
 
+[[noreturn]] inline void fail(const std::string& message) { throw std::invalid_argument("tilegemm::gemm: " + message); }
 inline void require(bool ok, const std::string& message) {
-  if (!ok) throw std::invalid_argument("tilegemm::gemm: " + message);
+  if (!ok) fail(message);
 }
 
 inline constexpr long long index_limit = INT_MAX;  // the kernels index buffers with 32-bit ints
@@ -65,22 +66,23 @@ inline constexpr long long index_limit = INT_MAX;  // the kernels index buffers 
 // that can overflow on any input, and returns it in int terms; `needed` is the elements of its buffer it spans.
 inline Storage check_storage(const std::string& name, long long offset, long long ld, long long rows, long long cols,
                              long long& needed) {
-  require(offset >= 0, "the offset of " + name + " must not be negative (got " + std::to_string(offset) + ").");
-  require(offset <= index_limit, "the offset of " + name + " is " + std::to_string(offset) +
-                                     "; tilegemm indexes buffers with 32-bit integers, so it must be at most " +
-                                     std::to_string(index_limit) + ".");
-  require(ld >= (rows > 1 ? rows : 1), "the leading dimension of " + name + " is " + std::to_string(ld) +
-                                           " but must be at least the " + std::to_string(rows) +
-                                           " rows it has as stored (column-major).");
-  require(ld <= index_limit, "the leading dimension of " + name + " is " + std::to_string(ld) +
-                                 "; tilegemm indexes buffers with 32-bit integers, so it must be at most " +
-                                 std::to_string(index_limit) + ".");
+  if (offset < 0) fail("the offset of " + name + " must not be negative (got " + std::to_string(offset) + ").");
+  if (offset > index_limit)
+    fail("the offset of " + name + " is " + std::to_string(offset) +
+         "; tilegemm indexes buffers with 32-bit integers, so it must be at most " + std::to_string(index_limit) + ".");
+  if (ld < (rows > 1 ? rows : 1))
+    fail("the leading dimension of " + name + " is " + std::to_string(ld) + " but must be at least the " +
+         std::to_string(rows) + " rows it has as stored (column-major).");
+  if (ld > index_limit)
+    fail("the leading dimension of " + name + " is " + std::to_string(ld) +
+         "; tilegemm indexes buffers with 32-bit integers, so it must be at most " + std::to_string(index_limit) + ".");
   // offset, ld, rows and cols are at most 2^31 - 1 here (rows and cols are m, n or k), so this cannot overflow.
   needed = rows > 0 && cols > 0 ? offset + (cols - 1) * ld + rows : offset;
-  require(needed <= index_limit, name + " spans " + std::to_string(needed) +
-                                     " elements of its buffer; tilegemm indexes buffers with 32-bit integers, so at "
-                                     "most " +
-                                     std::to_string(index_limit) + " are supported.");
+  if (needed > index_limit)
+    fail(name + " spans " + std::to_string(needed) +
+         " elements of its buffer; tilegemm indexes buffers with 32-bit integers, so at "
+         "most " +
+         std::to_string(index_limit) + " are supported.");
   return {static_cast<int>(offset), static_cast<int>(ld)};
 }
 
@@ -90,32 +92,33 @@ inline Storage check_storage(const std::string& name, long long offset, long lon
 inline void check_buffer(const std::string& name, const cl::Buffer& buffer, long long rows, long long cols,
                          const Storage& storage, long long needed, std::size_t scalar_size, const cl::Context& context,
                          long long problems = 1, long long stride = 0) {
-  require(buffer() != nullptr, "buffer " + name + " is a null cl::Buffer.");
+  if (buffer() == nullptr) fail("buffer " + name + " is a null cl::Buffer.");
   std::size_t bytes = 0;
   buffer.getInfo(CL_MEM_SIZE, &bytes);
-  const std::string operand = std::to_string(rows) + " x " + std::to_string(cols) + " operand";
-  require(static_cast<unsigned long long>(needed) * scalar_size <= bytes,
-          "buffer " + name + " holds " + std::to_string(bytes / scalar_size) + " elements but the " +
-              (problems > 1 ? std::to_string(problems) + " problems' " + operand + "s" : operand) + " with offset " +
-              std::to_string(storage.offset) + " and leading dimension " + std::to_string(storage.ld) +
-              (problems > 1 ? ", " + std::to_string(stride) + " elements apart, need " : " needs ") +
-              std::to_string(needed) + ".");
+  if (static_cast<unsigned long long>(needed) * scalar_size > bytes) {
+    const std::string operand = std::to_string(rows) + " x " + std::to_string(cols) + " operand";
+    fail("buffer " + name + " holds " + std::to_string(bytes / scalar_size) + " elements but the " +
+         (problems > 1 ? std::to_string(problems) + " problems' " + operand + "s" : operand) + " with offset " +
+         std::to_string(storage.offset) + " and leading dimension " + std::to_string(storage.ld) +
+         (problems > 1 ? ", " + std::to_string(stride) + " elements apart, need " : " needs ") +
+         std::to_string(needed) + ".");
+  }
   cl_context owner = nullptr;
   buffer.getInfo(CL_MEM_CONTEXT, &owner);
-  require(owner == context(), "buffer " + name + " belongs to another OpenCL context than the command queue.");
+  if (owner != context()) fail("buffer " + name + " belongs to another OpenCL context than the command queue.");
 }
 
 // Every event a call waits for must be one: a null cl::Event would reach the driver as an invalid wait list.
 inline void check_wait_list(const std::vector<cl::Event>& wait) {
   for (std::size_t i = 0; i < wait.size(); ++i) {
-    require(wait[i]() != nullptr, "event " + std::to_string(i) + " of the wait list is a null cl::Event.");
+    if (wait[i]() == nullptr) fail("event " + std::to_string(i) + " of the wait list is a null cl::Event.");
   }
 }
 
 inline bool check_transpose(const char* name, Transpose value) {
-  require(value == Transpose::no || value == Transpose::yes,
-          std::string(name) + " must be Transpose::no or Transpose::yes (got the value " +
-              std::to_string(static_cast<long long>(value)) + ").");
+  if (value != Transpose::no && value != Transpose::yes)
+    fail(std::string(name) + " must be Transpose::no or Transpose::yes (got the value " +
+         std::to_string(static_cast<long long>(value)) + ").");
   return value == Transpose::yes;
 }
 
@@ -128,11 +131,12 @@ inline GemmProblem check_arguments(const cl::Context& context, Transpose trans_a
                                    ScalarValue beta, const cl::Buffer& c, long long c_offset, long long ldc) {
   const bool ta = check_transpose("trans_a", trans_a);
   const bool tb = check_transpose("trans_b", trans_b);
-  require(m >= 0 && n >= 0 && k >= 0, "m, n and k must not be negative (got m = " + std::to_string(m) +
-                                          ", n = " + std::to_string(n) + ", k = " + std::to_string(k) + ").");
-  require(m <= index_limit && n <= index_limit && k <= index_limit,
-          "m, n and k must fit in a 32-bit int (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
-              ", k = " + std::to_string(k) + ").");
+  if (m < 0 || n < 0 || k < 0)
+    fail("m, n and k must not be negative (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+         ", k = " + std::to_string(k) + ").");
+  if (m > index_limit || n > index_limit || k > index_limit)
+    fail("m, n and k must fit in a 32-bit int (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+         ", k = " + std::to_string(k) + ").");
   GemmProblem p;
   p.alpha = alpha;
   p.beta = beta;
@@ -157,9 +161,10 @@ inline GemmProblem check_arguments(const cl::Context& context, Transpose trans_a
   if (reads_ab) {
     for (const auto& [name, buffer, offset, ld, rows, cols] :
          {std::tuple{"A", a, a_offset, lda, a_rows, a_cols}, std::tuple{"B", b, b_offset, ldb, b_rows, b_cols}}) {
-      require(!operands_overlap(c, c_offset, ldc, m, n, buffer, offset, ld, rows, cols, size),
-              std::string("C overlaps ") + name + " in memory: the product would read elements of " + name +
-                  " that it has already overwritten. Give C memory of its own.");
+      if (operands_overlap(c, c_offset, ldc, m, n, buffer, offset, ld, rows, cols, size)) {
+        fail(std::string("C overlaps ") + name + " in memory: the product would read elements of " + name +
+             " that it has already overwritten. Give C memory of its own.");
+      }
     }
   }
   p.a = a;

@@ -16,8 +16,8 @@
 
 namespace tilegemm::detail {
 
-inline void require_batch(bool ok, const std::string& message) {
-  if (!ok) throw std::invalid_argument("tilegemm::gemm_strided_batched: " + message);
+[[noreturn]] inline void fail_batch(const std::string& message) {
+  throw std::invalid_argument("tilegemm::gemm_strided_batched: " + message);
 }
 
 // The checks a batch shares with one product name tilegemm::gemm (or gemm_strided_batched) in their messages: the
@@ -37,17 +37,18 @@ auto naming(const std::string& function, Check&& check) {
 // Checks the stride between the problems' copies of one operand (in elements) and returns the elements of its buffer
 // the whole batch spans, given `needed`, what one problem spans; no arithmetic here can overflow on any input.
 inline long long check_stride(const std::string& name, long long stride, long long batch_count, long long needed) {
-  require_batch(stride >= 0, "the stride of " + name + " must not be negative (got " + std::to_string(stride) + ").");
-  require_batch(stride <= index_limit, "the stride of " + name + " is " + std::to_string(stride) +
-                                           "; tilegemm indexes buffers with 32-bit integers, so it must be at most " +
-                                           std::to_string(index_limit) + ".");
+  if (stride < 0) fail_batch("the stride of " + name + " must not be negative (got " + std::to_string(stride) + ").");
+  if (stride > index_limit)
+    fail_batch("the stride of " + name + " is " + std::to_string(stride) +
+               "; tilegemm indexes buffers with 32-bit integers, so it must be at most " + std::to_string(index_limit) +
+               ".");
   // batch_count, stride and needed are at most 2^31 - 1 here, so this cannot overflow.
   const long long all = batch_count > 0 ? needed + (batch_count - 1) * stride : needed;
-  require_batch(all <= index_limit, "the " + std::to_string(batch_count) + " problems of " + name + ", " +
-                                        std::to_string(stride) + " elements apart, span " + std::to_string(all) +
-                                        " elements of its buffer; tilegemm indexes buffers with 32-bit integers, so "
-                                        "at most " +
-                                        std::to_string(index_limit) + " are supported.");
+  if (all > index_limit)
+    fail_batch("the " + std::to_string(batch_count) + " problems of " + name + ", " + std::to_string(stride) +
+               " elements apart, span " + std::to_string(all) +
+               " elements of its buffer; tilegemm indexes buffers with 32-bit integers, so at most " +
+               std::to_string(index_limit) + " are supported.");
   return all;
 }
 
@@ -63,14 +64,15 @@ inline GemmProblem check_batched_arguments(const cl::Context& context, Transpose
                                            long long c_stride, long long batch_count) {
   const bool ta = check_transpose("trans_a", trans_a);
   const bool tb = check_transpose("trans_b", trans_b);
-  require(m >= 0 && n >= 0 && k >= 0, "m, n and k must not be negative (got m = " + std::to_string(m) +
-                                          ", n = " + std::to_string(n) + ", k = " + std::to_string(k) + ").");
-  require(m <= index_limit && n <= index_limit && k <= index_limit,
-          "m, n and k must fit in a 32-bit int (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
-              ", k = " + std::to_string(k) + ").");
-  require_batch(batch_count >= 0 && batch_count <= index_limit, "batch_count must be between 0 and " +
-                                                                    std::to_string(index_limit) + " (got " +
-                                                                    std::to_string(batch_count) + ").");
+  if (m < 0 || n < 0 || k < 0)
+    fail("m, n and k must not be negative (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+         ", k = " + std::to_string(k) + ").");
+  if (m > index_limit || n > index_limit || k > index_limit)
+    fail("m, n and k must fit in a 32-bit int (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+         ", k = " + std::to_string(k) + ").");
+  if (batch_count < 0 || batch_count > index_limit)
+    fail_batch("batch_count must be between 0 and " + std::to_string(index_limit) + " (got " +
+               std::to_string(batch_count) + ").");
   GemmProblem p;
   p.alpha = alpha;
   p.beta = beta;
@@ -108,11 +110,11 @@ inline GemmProblem check_batched_arguments(const cl::Context& context, Transpose
   const BatchSpans c_spans = batch_spans(c_origin, c_offset, ldc, m, n, c_stride, batch_count, size);
   if (problems_overlap(c_spans)) {
     const long long j = first_overlapping_problem(c_spans);
-    require_batch(false, "the problems of C overlap each other: C of problem 0 and C of problem " + std::to_string(j) +
-                             " share memory (c_stride = " + std::to_string(c_stride) +
-                             ", ldc = " + std::to_string(ldc) + ", C " + std::to_string(m) + " x " + std::to_string(n) +
-                             "). Each problem needs a C of its own: a c_stride of at least ldc * (n - 1) + m = " +
-                             std::to_string(ldc * (n - 1) + m) + " keeps them apart.");
+    fail_batch("the problems of C overlap each other: C of problem 0 and C of problem " + std::to_string(j) +
+               " share memory (c_stride = " + std::to_string(c_stride) + ", ldc = " + std::to_string(ldc) + ", C " +
+               std::to_string(m) + " x " + std::to_string(n) +
+               "). Each problem needs a C of its own: a c_stride of at least ldc * (n - 1) + m = " +
+               std::to_string(ldc * (n - 1) + m) + " keeps them apart.");
   }
   if (reads_ab) {
     for (const auto& [name, buffer, offset, ld, rows, cols, stride] :
@@ -121,11 +123,10 @@ inline GemmProblem check_batched_arguments(const cl::Context& context, Transpose
       const MemoryOrigin origin = origin_of(buffer);
       if (origin.root != c_origin.root) continue;
       const BatchSpans spans = batch_spans(origin, offset, ld, rows, cols, stride, batch_count, size);
-      require_batch(!batches_overlap(c_spans, spans),
-                    std::string("C overlaps ") + name + " in memory: the C of a problem shares elements with the " +
-                        name +
-                        " of a problem, which the batch would read after overwriting them. Give C memory of "
-                        "its own.");
+      if (batches_overlap(c_spans, spans))
+        fail_batch(std::string("C overlaps ") + name + " in memory: the C of a problem shares elements with the " +
+                   name +
+                   " of a problem, which the batch would read after overwriting them. Give C memory of its own.");
     }
   }
   return p;

@@ -54,7 +54,7 @@ inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& 
   operand.copy = std::make_unique<ScratchBuffer>(
       call, scalar_size * static_cast<std::size_t>(copy_elements(plan)) * static_cast<std::size_t>(batch));
   operand.buffer = operand.copy->buffer();
-  cl::Kernel kernel =
+  KernelLease kernel =
       make_kernel(call, support_program(scalar_size == sizeof(double), tile, pack_kernel_name), tile * tile);
   set_args(kernel, plan.outer, plan.inner, static_cast<int>(plan.outer_contiguous), source, storage.offset, storage.ld,
            plan.outer_padded, plan.inner_padded, operand.buffer, storage.stride, copy_elements(plan));
@@ -67,7 +67,7 @@ inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& 
 
 // The arguments every GEMM entry point starts with (GEMM_PARAMETERS in kernels/common.hpp), in that order; returns
 // the index of the next one.
-inline cl_uint set_gemm_arguments(cl::Kernel& kernel, int m, int n, int k, ScalarValue alpha, ScalarValue beta,
+inline cl_uint set_gemm_arguments(KernelLease& kernel, int m, int n, int k, ScalarValue alpha, ScalarValue beta,
                                   const KernelOperand& a, const KernelOperand& b, const cl::Buffer& c, int c_offset,
                                   int ldc) {
   return set_args(kernel, m, n, k, alpha, beta, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, c, c_offset, ldc);
@@ -75,7 +75,7 @@ inline cl_uint set_gemm_arguments(cl::Kernel& kernel, int m, int n, int k, Scala
 
 // The batch strides an entry point that takes batches ends with (BATCH_PARAMETERS in kernels/common.hpp), from index
 // `first` on, in the units of the operands' offsets.
-inline cl_uint set_batch_arguments(cl::Kernel& kernel, cl_uint first, const KernelOperand& a, const KernelOperand& b,
+inline cl_uint set_batch_arguments(KernelLease& kernel, cl_uint first, const KernelOperand& a, const KernelOperand& b,
                                    int c_stride) {
   return set_args_from(kernel, first, a.stride, b.stride, c_stride);
 }
@@ -85,7 +85,7 @@ inline cl_uint set_batch_arguments(cl::Kernel& kernel, cl_uint first, const Kern
 inline cl::Event scale_c(const CallContext& call, const Plan& plan, const GemmProblem& p,
                          const std::vector<cl::Event>& wait) {
   const int tile = plan.support_tile;
-  cl::Kernel kernel = make_kernel(call, support_program(p.is_double(), tile, scale_kernel_name), tile * tile);
+  KernelLease kernel = make_kernel(call, support_program(p.is_double(), tile, scale_kernel_name), tile * tile);
   set_args(kernel, p.shape.m, p.shape.n, p.beta, p.c, p.shape.c.offset, p.shape.c.ld, plan.c_stride);
   return enqueue(
       call.queue, kernel,
@@ -101,13 +101,13 @@ inline cl::Event run_split_k(const CallContext& call, const Plan& plan, const Ge
   const int ldw = static_cast<int>(round_up(plan.corner_m, t.tsm));
   const int slice_stride = ldw * static_cast<int>(round_up(plan.corner_n, t.tsn));
   ScratchBuffer workspace(call, p.scalar_size() * static_cast<std::size_t>(plan.slices) * slice_stride);
-  cl::Kernel slices = make_kernel(call, gemm_program(plan.config, is_double, plan.variant), plan.config.threads());
+  KernelLease slices = make_kernel(call, gemm_program(plan.config, is_double, plan.variant), plan.config.threads());
   set_args(slices, plan.corner_m, plan.corner_n, plan.depth, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld,
            workspace.buffer(), slice_stride, ldw, plan.k_per_slice);
   const cl::Event partial = enqueue(call.queue, slices, cl::NDRange(plan.global[0], plan.global[1], plan.global[2]),
                                     cl::NDRange(plan.local[0], plan.local[1], plan.local[2]), ready);
   const int tile = plan.support_tile;
-  cl::Kernel sum = make_kernel(call, support_program(is_double, tile, sum_slices_kernel_name), tile * tile);
+  KernelLease sum = make_kernel(call, support_program(is_double, tile, sum_slices_kernel_name), tile * tile);
   set_args(sum, plan.corner_m, plan.corner_n, plan.slices, p.alpha, p.beta, workspace.buffer(), slice_stride, ldw, p.c,
            p.shape.c.offset, p.shape.c.ld);
   const cl::Event done =
@@ -122,7 +122,7 @@ inline cl::Event run_remainder(const CallContext& call, const Plan& plan, const 
                                const std::vector<cl::Event>& wait) {
   constexpr std::size_t threads = remainder_panel * remainder_lanes;
   const GemmShape& s = p.shape;
-  cl::Kernel kernel = make_kernel(call, remainder_program(p.is_double(), s.trans_a, s.trans_b), threads);
+  KernelLease kernel = make_kernel(call, remainder_program(p.is_double(), s.trans_a, s.trans_b), threads);
   set_args(kernel, s.m, s.n, s.k, plan.corner_m, plan.corner_n, p.alpha, p.beta, p.a, s.a.offset, s.a.ld, p.b,
            s.b.offset, s.b.ld, p.c, s.c.offset, s.c.ld, static_cast<int>(plan.strip_groups.right),
            static_cast<int>(plan.strip_groups.total()));
@@ -144,7 +144,7 @@ inline cl::Event run_product(const CallContext& call, const Plan& plan, const Ge
   if (plan.config.splits_k) {
     done = run_split_k(call, plan, p, a, b, ready);
   } else {
-    cl::Kernel kernel =
+    KernelLease kernel =
         make_kernel(call, gemm_program(plan.config, p.is_double(), plan.variant), plan.config.threads());
     const cl_uint next = set_gemm_arguments(kernel, plan.corner_m, plan.corner_n, plan.depth, p.alpha, p.beta, a, b,
                                             p.c, s.c.offset, s.c.ld);

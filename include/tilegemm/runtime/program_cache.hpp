@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <future>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -19,8 +20,40 @@
 
 namespace tilegemm {
 
+// A kernel object lent to one call: set its arguments, enqueue it, and it goes back to its shelf when the lease ends
+// (OpenCL takes the arguments at enqueue, so the next call may set new ones). A kernel object is never used by two
+// threads at once: clSetKernelArg on a shared one is not thread-safe.
+class KernelLease {
+ public:
+  struct Shelf {
+    std::mutex mutex;
+    std::vector<cl::Kernel> idle;
+    std::size_t work_group_size = 0;  // CL_KERNEL_WORK_GROUP_SIZE of the compiled kernel
+  };
+  static constexpr std::size_t shelf_size = 8;  // idle kernels kept per program and kernel name
+
+  KernelLease(cl::Kernel kernel, std::shared_ptr<Shelf> shelf) : kernel_(std::move(kernel)), shelf_(std::move(shelf)) {}
+  KernelLease(KernelLease&&) noexcept = default;
+  KernelLease& operator=(KernelLease&&) = delete;
+  KernelLease(const KernelLease&) = delete;
+  KernelLease& operator=(const KernelLease&) = delete;
+  ~KernelLease() {
+    if (!shelf_ || kernel_() == nullptr) return;
+    std::lock_guard<std::mutex> lock(shelf_->mutex);
+    if (shelf_->idle.size() < shelf_size) shelf_->idle.push_back(std::move(kernel_));
+  }
+
+  cl::Kernel& get() { return kernel_; }
+  std::size_t work_group_size() const { return shelf_->work_group_size; }
+
+ private:
+  cl::Kernel kernel_;
+  std::shared_ptr<Shelf> shelf_;
+};
+
 // Programs are kept per context for as long as KeptContexts keeps the context (kept_contexts.hpp): tilegemm's own
-// contexts until tilegemm::release_resources(), and the most recently used user contexts.
+// contexts until tilegemm::release_resources(), and the most recently used user contexts. So are idle kernel objects
+// of each program, lent to one call at a time.
 class ProgramCache final : public detail::ContextResources {
  public:
   // The process-wide cache (leaked on purpose, like the queues: no OpenCL calls from static destructors).
@@ -66,9 +99,43 @@ class ProgramCache final : public detail::ContextResources {
     return ready.get();  // a released entry's program lives on in the futures that still share it
   }
 
-  // Drops the programs of `context`; later requests build them again.
+  // Kernel `text.kernel_name` of the program for `text` on `device`, lent to the caller: an idle one of an earlier
+  // call, or a new one (building the program first where this is its first request).
+  KernelLease kernel(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
+    const ShelfKey key{context(), device(), text.key, text.kernel_name};
+    std::shared_ptr<KernelLease::Shelf> shelf;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto found = shelves_.find(key);
+      if (found != shelves_.end()) shelf = found->second;
+    }
+    if (shelf) {
+      detail::KeptContexts::instance().use(context);  // as a program request would
+      std::lock_guard<std::mutex> lock(shelf->mutex);
+      if (!shelf->idle.empty()) {
+        cl::Kernel kernel = std::move(shelf->idle.back());
+        shelf->idle.pop_back();
+        return KernelLease(std::move(kernel), shelf);
+      }
+    }
+    const cl::Program built = program(context, device, text);
+    cl_int status = CL_SUCCESS;
+    cl::Kernel kernel(built, text.kernel_name, &status);
+    detail::check(status, "clCreateKernel");
+    if (!shelf) {
+      shelf = std::make_shared<KernelLease::Shelf>();
+      detail::check(kernel.getWorkGroupInfo(device, CL_KERNEL_WORK_GROUP_SIZE, &shelf->work_group_size),
+                    "clGetKernelWorkGroupInfo");
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (detail::KeptContexts::instance().keeps(context())) shelf = shelves_.emplace(key, shelf).first->second;
+    }
+    return KernelLease(std::move(kernel), shelf);
+  }
+
+  // Drops the programs and kernels of `context`; later requests build them again.
   void release(cl_context context) override {
     std::vector<Entry> dropped;  // freed after the lock is let go: no driver calls under it
+    std::vector<std::shared_ptr<KernelLease::Shelf>> dropped_shelves;
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto entry = entries_.begin(); entry != entries_.end();) {
       if (std::get<0>(entry->first) == context) {
@@ -78,13 +145,23 @@ class ProgramCache final : public detail::ContextResources {
         ++entry;
       }
     }
+    for (auto shelf = shelves_.begin(); shelf != shelves_.end();) {
+      if (std::get<0>(shelf->first) == context) {
+        dropped_shelves.push_back(std::move(shelf->second));
+        shelf = shelves_.erase(shelf);
+      } else {
+        ++shelf;
+      }
+    }
   }
 
-  // Drops every program.
+  // Drops every program and kernel.
   void release_all() override {
     std::map<Key, Entry> dropped;  // freed after the lock is let go
+    std::map<ShelfKey, std::shared_ptr<KernelLease::Shelf>> dropped_shelves;
     std::lock_guard<std::mutex> lock(mutex_);
     dropped.swap(entries_);
+    dropped_shelves.swap(shelves_);
   }
 
   // How many programs are held now, and for how many contexts.
@@ -113,6 +190,7 @@ class ProgramCache final : public detail::ContextResources {
 
  private:
   using Key = std::tuple<cl_context, cl_device_id, std::uint64_t>;
+  using ShelfKey = std::tuple<cl_context, cl_device_id, std::uint64_t, std::string>;
   struct Entry {
     cl::Context context;  // held, so that the key's handle cannot be reused by a new context while the entry exists
     std::shared_future<cl::Program> program;
@@ -147,6 +225,7 @@ class ProgramCache final : public detail::ContextResources {
 
   std::mutex mutex_;
   std::map<Key, Entry> entries_;
+  std::map<ShelfKey, std::shared_ptr<KernelLease::Shelf>> shelves_;  // idle kernels; a shelf's context is an entry's
   std::atomic<std::size_t> built_{0};
 };
 

@@ -8,6 +8,7 @@
 #include "program_cache.hpp"
 #include "queue.hpp"
 #include "scratch_pool.hpp"
+#include "staging.hpp"
 
 namespace tilegemm {
 
@@ -16,7 +17,8 @@ namespace tilegemm {
 // if `context` is its context (release_resources() drops that too).
 inline void release_resources(const cl::Context& context) { detail::KeptContexts::instance().release(context); }
 
-// Drops everything tilegemm holds: every compiled program, every pooled buffer, and its own queues and contexts
+// Drops everything tilegemm holds: every compiled program, every pooled buffer, the pinned host memory of the staged
+// host path, and its own queues and contexts
 // (those of default_queue() and queue_for()). Afterwards tilegemm holds no device memory; the next call creates
 // what it needs again (default_queue() then returns a new queue on the same device, and programs are compiled again).
 // Calls in progress on other threads finish normally: what they use lives on through their own references, and is
@@ -33,6 +35,7 @@ struct HeldResources {
   std::size_t user_contexts = 0;     // user contexts kept (at most kept_user_contexts)
   std::size_t own_queues = 0;        // tilegemm's own queues (one per device used)
   ScratchPool::Usage pool;           // pooled buffers: how many, their bytes, the bytes of the idle ones
+  std::size_t pinned_bytes = 0;      // the staged host path's pinned host memory
 };
 
 inline HeldResources held_resources() {
@@ -42,6 +45,7 @@ inline HeldResources held_resources() {
   held.user_contexts = KeptContexts::instance().user_contexts();
   held.own_queues = OwnQueues::instance().count();
   held.pool = ScratchPool::instance().usage();
+  held.pinned_bytes = Staging::instance().pinned_bytes();
   return held;
 }
 
