@@ -121,7 +121,7 @@ std::vector<Scalar> read_back(const cl::CommandQueue& queue, const cl::Buffer& b
 // reference; nothing outside the problems' C may change.
 template <class Config, class Scalar>
 void check_batch(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Shape s, int count, Scalar alpha,
-                 Scalar beta, EdgePolicy policy = EdgePolicy::by_size, int groups = -1) {
+                 Scalar beta, EdgePolicy policy = EdgePolicy::by_size) {
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const std::vector<Matrix<Scalar>> op_a = random_matrices<Scalar>(count, s.m, s.k);
   const std::vector<Matrix<Scalar>> op_b = random_matrices<Scalar>(count, s.k, s.n);
@@ -139,11 +139,10 @@ void check_batch(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Shap
        << " n=" << s.n << " k=" << s.k << ", transA=" << trans_a << " transB=" << trans_b << ", alpha=" << alpha
        << " beta=" << beta << ", offsets " << a.offset << "/" << b.offset << "/" << c.offset << ", ld " << a.ld << "/"
        << b.ld << "/" << c.ld << ", strides " << a.stride << "/" << b.stride << "/" << c.stride << ", edge policy "
-       << static_cast<int>(policy) << ", at most " << groups << " groups in dimension 2, seed "
-       << tilegemm_test::run_seed());
+       << static_cast<int>(policy) << ", seed " << tilegemm_test::run_seed());
   const cl::Buffer buffer_a = a.upload(context), buffer_b = b.upload(context), buffer_c = c.upload(context);
   const Transpose ta = trans_a ? Transpose::yes : Transpose::no, tb = trans_b ? Transpose::yes : Transpose::no;
-  if (std::is_same_v<Config, tilegemm::AutoConfig> || (policy == EdgePolicy::by_size && groups < 0)) {
+  if (std::is_same_v<Config, tilegemm::AutoConfig> || policy == EdgePolicy::by_size) {
     tilegemm::gemm_strided_batched<Scalar, Config>(queue, ta, tb, s.m, s.n, s.k, alpha, buffer_a, a.offset, a.ld,
                                                    a.stride, buffer_b, b.offset, b.ld, b.stride, beta, buffer_c,
                                                    c.offset, c.ld, c.stride, count)
@@ -154,13 +153,9 @@ void check_batch(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Shap
         beta, buffer_c, c.offset, c.ld, c.stride, count);
     tilegemm::detail::PlanOptions options;
     options.policy = policy;
-    options.batch_groups = groups;
     const auto [plan, done] = tilegemm_test::run_planned<Config>(queue, problem, options);
     cl::Event(done).wait();
-    const int expected_groups = groups > 0 ? std::min(groups, count) : count;
-    CHECK(plan.batch_groups == std::max(expected_groups, 1));
-    if (plan.work == tilegemm::detail::Work::product)
-      CHECK(plan.global[2] == static_cast<std::size_t>(plan.batch_groups));
+    if (plan.work == tilegemm::detail::Work::product) CHECK(plan.global[2] == static_cast<std::size_t>(count));
   }
   const std::vector<Scalar> result = read_back<Scalar>(queue, buffer_c, c.storage.size());
   for (int p = 0; p < count; ++p) {
@@ -310,27 +305,13 @@ TEST_CASE("AutoConfig gives each work-group a whole small problem of a batch on 
   CHECK(chose(plan_default(batch_shape(16, 16, 16, 50), tilegemm_fuzz::narrow_gpu_description(64), 4), batch_16x16));
 }
 
-TEST_CASE("a batch of more problems than a launch holds work-groups in dimension 2 gives each group several",
-          "[unit][batched][plan]") {
+TEST_CASE("a batch of more problems than 65535 is still one launch", "[unit][batched][plan]") {
   using namespace tilegemm::detail;
-  const Plan many = plan_default(batch_shape(16, 16, 16, 200000), h200(), 4);
-  CHECK(many.batch_count == 200000);
-  CHECK(many.batch_groups == max_batch_groups);
-  CHECK(many.global[2] == static_cast<std::size_t>(max_batch_groups));
-  CHECK(plan_default(batch_shape(16, 16, 16, max_batch_groups), h200(), 4).global[2] ==
-        static_cast<std::size_t>(max_batch_groups));
-  // The packing and scaling launches too; and fewer where a test asks.
-  const Plan scale = plan_gemm(nullptr, batch_shape(16, 16, 0, 70000), false, h200(), 4);
-  CHECK(scale.batch_groups == max_batch_groups);
-  PlanOptions three;
-  three.batch_groups = 3;
-  CHECK(plan_gemm(nullptr, batch_shape(16, 16, 0, 70000), false, h200(), 4, three).batch_groups == 3);
-  const Plan packed = plan_product(describe<tilegemm::RegisterBlocking<64, 64, 16, 4, 4>>,
-                                   batch_shape(100, 70, 33, 10, true), h200(), 4, three);
-  CHECK(packed.batch_groups == 3);
-  CHECK(packed.global[2] == 3);
-  CHECK(batch_groups_for(0) == 1);
-  CHECK(batch_groups_for(5, 9) == 5);
+  // CUDA's grids hold at most 65535 blocks in dimension 2, but NVIDIA's OpenCL ran 70,000 work-groups there on an
+  // H200 (and benchmark --batched 100,000 products of 4 x 4 x 4, checked), so nothing splits a batch.
+  const Plan many = plan_default(batch_shape(4, 4, 4, 100000), h200(), 4);
+  CHECK(many.batch_count == 100000);
+  CHECK(many.global[2] == 100000);
 }
 
 TEST_CASE("batches the planner cannot run in one launch are refused or read another way", "[unit][batched][plan]") {
@@ -477,26 +458,6 @@ TEST_CASE("default configuration batched as planned for GPUs (prefetch, whole sm
   }
   const tilegemm::detail::ScopedDeviceDescription described(tilegemm_fuzz::narrow_gpu_description(64));
   check_batches_in<tilegemm::AutoConfig, float>(EdgePolicy::by_size, {2});
-}
-
-TEST_CASE("work-groups that multiply several problems each, in every family and the helper kernels", "[batched]") {
-  const cl::CommandQueue queue = tilegemm::default_queue();
-  // 5 problems on 2 groups in dimension 2: groups 0 and 1 multiply problems 0, 2, 4 and 1, 3.
-  const Shape s{61, 129, 7};
-  check_batch<tilegemm::Naive<8, 8>, float>(queue, true, false, s, 5, 1.0f, 0.0f, EdgePolicy::by_size, 2);
-  check_batch<tilegemm::MoreWorkPerThread<16, 4>, float>(queue, false, true, s, 5, -1.5f, 0.5f, EdgePolicy::by_size, 2);
-  check_batch<tilegemm::WideTypes<16, 4>, double>(queue, false, false, s, 5, 1.0, 0.0, EdgePolicy::by_size, 2);
-  // Packed operands: the pack kernel loops the same way.
-  check_batch<tilegemm::VectorLoads<64, 64, 16, 4, 4, 4>, float>(queue, true, true, s, 5, 2.0f, -1.0f,
-                                                                 EdgePolicy::by_size, 2);
-  for (EdgePolicy policy : {EdgePolicy::pack, EdgePolicy::elements}) {
-    check_batch<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, float>(queue, false, true, s, 5, 1.0f, 0.5f, policy, 2);
-  }
-  check_batch<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, double>(queue, true, false, {64, 64, 16}, 3, 1.0, 0.0,
-                                                               EdgePolicy::by_size, 2);
-  // k = 0: C = beta * C by the scaling kernel, on 2 groups.
-  check_batch<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, float>(queue, false, false, {9, 10, 0}, 5, 1.0f, 0.5f,
-                                                              EdgePolicy::by_size, 2);
 }
 
 TEST_CASE("a batch of one gives gemm's result, bit for bit", "[batched]") {

@@ -14,8 +14,8 @@ using namespace tilegemm::detail;
 // The arguments the executor sets (executor.hpp), in order.
 const std::vector<std::string> gemm_arguments = {"M",   "N", "K",        "alpha", "beta", "A",        "a_offset",
                                                  "lda", "B", "b_offset", "ldb",   "C",    "c_offset", "ldc"};
-// What an entry point that takes batches ends with (set_batch_arguments): the batch strides and the problems.
-const std::vector<std::string> batch_arguments = {"a_stride", "b_stride", "c_stride", "problems"};
+// The batch strides an entry point that takes batches ends with (set_batch_arguments).
+const std::vector<std::string> batch_arguments = {"a_stride", "b_stride", "c_stride"};
 const std::vector<std::string> strip_arguments = {
     "M_all", "N_all",        "K_all",   "transposes", "A_all",        "a_offset_all", "lda_all",
     "B_all", "b_offset_all", "ldb_all", "tile_rows",  "right_groups", "strip_groups"};
@@ -120,11 +120,11 @@ TEST_CASE("the helper kernels take the arguments the executor sets", "[contracts
   check_arguments_of(
       make_kernel(call, support_program(false, pack_tile, pack_kernel_name), pack_tile * pack_tile).get(),
       {"outer", "inner", "outer_contiguous", "src", "src_offset", "ld", "outer_padded", "inner_padded", "dst",
-       "src_stride", "dst_stride", "problems"});
+       "src_stride", "dst_stride"});
   check_arguments_of(
       make_kernel(call, support_program(false, pack_tile, sum_slices_kernel_name), pack_tile * pack_tile).get(),
       {"M", "N", "slices", "alpha", "beta", "W", "slice_stride", "ldw", "C", "c_offset", "ldc"});
   check_arguments_of(
       make_kernel(call, support_program(false, pack_tile, scale_kernel_name), pack_tile * pack_tile).get(),
-      {"M", "N", "beta", "C", "c_offset", "ldc", "c_stride", "problems"});
+      {"M", "N", "beta", "C", "c_offset", "ldc", "c_stride"});
 }

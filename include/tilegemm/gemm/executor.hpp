@@ -16,9 +16,9 @@
 
 namespace tilegemm::detail {
 
-// A launch of x by y, in two dimensions, or three when a batch has more than one work-group in dimension 2.
-inline cl::NDRange batch_range(std::size_t x, std::size_t y, std::size_t groups) {
-  return groups > 1 ? cl::NDRange(x, y, groups) : cl::NDRange(x, y);
+// A launch of x by y, in two dimensions, or three when it is a batch of more than one problem (dimension 2).
+inline cl::NDRange batch_range(std::size_t x, std::size_t y, std::size_t problems) {
+  return problems > 1 ? cl::NDRange(x, y, problems) : cl::NDRange(x, y);
 }
 inline cl::NDRange range_of(const std::array<std::size_t, 3>& sizes) {
   return batch_range(sizes[0], sizes[1], sizes[2]);
@@ -37,35 +37,31 @@ struct KernelOperand {
   }
 };
 
-// The operand `operand` (of `plan`) says: the caller's, or packed copies (one per problem of the plan's batch, one
-// after the other in one buffer) enqueued after `wait` (their event appended to `events`) by one launch of the pack
-// kernel in tile x tile work-groups.
-inline KernelOperand kernel_operand(const CallContext& call, const Plan& plan, const OperandPlan& operand_plan,
-                                    const cl::Buffer& source, const Storage& storage, std::size_t scalar_size,
+// The operand the plan says: the caller's, or packed copies (one per problem of a batch of `batch`, in one buffer)
+// enqueued after `wait` (their event appended to `events`) by one launch of the pack kernel in tile x tile
+// work-groups.
+inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& plan, const cl::Buffer& source,
+                                    const Storage& storage, std::size_t scalar_size, int tile, int batch,
                                     const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
   KernelOperand operand;
-  operand.offset = operand_plan.offset;
-  operand.ld = operand_plan.ld;
-  operand.stride = operand_plan.stride;
-  if (!operand_plan.packed) {
+  operand.offset = plan.offset;
+  operand.ld = plan.ld;
+  operand.stride = plan.stride;
+  if (!plan.packed) {
     operand.buffer = source;
     return operand;
   }
-  const int tile = plan.support_tile;
-  operand.copy =
-      std::make_unique<ScratchBuffer>(call, scalar_size * static_cast<std::size_t>(copy_elements(operand_plan)) *
-                                                static_cast<std::size_t>(plan.batch_count));
+  operand.copy = std::make_unique<ScratchBuffer>(
+      call, scalar_size * static_cast<std::size_t>(copy_elements(plan)) * static_cast<std::size_t>(batch));
   operand.buffer = operand.copy->buffer();
   KernelLease kernel =
       make_kernel(call, support_program(scalar_size == sizeof(double), tile, pack_kernel_name), tile * tile);
-  set_args(kernel, operand_plan.outer, operand_plan.inner, static_cast<int>(operand_plan.outer_contiguous), source,
-           storage.offset, storage.ld, operand_plan.outer_padded, operand_plan.inner_padded, operand.buffer,
-           storage.stride, copy_elements(operand_plan), plan.batch_count);
-  events.push_back(
-      enqueue(call.queue, kernel,
-              batch_range(round_up(operand_plan.outer_padded, tile), round_up(operand_plan.inner_padded, tile),
-                          static_cast<std::size_t>(plan.batch_groups)),
-              batch_range(tile, tile, 1), wait));
+  set_args(kernel, plan.outer, plan.inner, static_cast<int>(plan.outer_contiguous), source, storage.offset, storage.ld,
+           plan.outer_padded, plan.inner_padded, operand.buffer, storage.stride, copy_elements(plan));
+  events.push_back(enqueue(call.queue, kernel,
+                           batch_range(round_up(plan.outer_padded, tile), round_up(plan.inner_padded, tile),
+                                       static_cast<std::size_t>(batch)),
+                           batch_range(tile, tile, 1), wait));
   return operand;
 }
 
@@ -77,11 +73,11 @@ inline cl_uint set_gemm_arguments(KernelLease& kernel, int m, int n, int k, Scal
   return set_args(kernel, m, n, k, alpha, beta, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, c, c_offset, ldc);
 }
 
-// What an entry point that takes batches ends with (BATCH_PARAMETERS in kernels/common.hpp), from index `first` on:
-// the batch strides, in the units of the operands' offsets, and the number of problems.
+// The batch strides an entry point that takes batches ends with (BATCH_PARAMETERS in kernels/common.hpp), from index
+// `first` on, in the units of the operands' offsets.
 inline cl_uint set_batch_arguments(KernelLease& kernel, cl_uint first, const KernelOperand& a, const KernelOperand& b,
-                                   int c_stride, int problems) {
-  return set_args_from(kernel, first, a.stride, b.stride, c_stride, problems);
+                                   int c_stride) {
+  return set_args_from(kernel, first, a.stride, b.stride, c_stride);
 }
 
 // C = beta * C (each problem's, in one launch), for k == 0 or alpha == 0, where A and B are not read (BLAS
@@ -90,10 +86,10 @@ inline cl::Event scale_c(const CallContext& call, const Plan& plan, const GemmPr
                          const std::vector<cl::Event>& wait) {
   const int tile = plan.support_tile;
   KernelLease kernel = make_kernel(call, support_program(p.is_double(), tile, scale_kernel_name), tile * tile);
-  set_args(kernel, p.shape.m, p.shape.n, p.beta, p.c, p.shape.c.offset, p.shape.c.ld, plan.c_stride, plan.batch_count);
+  set_args(kernel, p.shape.m, p.shape.n, p.beta, p.c, p.shape.c.offset, p.shape.c.ld, plan.c_stride);
   return enqueue(
       call.queue, kernel,
-      batch_range(round_up(p.shape.m, tile), round_up(p.shape.n, tile), static_cast<std::size_t>(plan.batch_groups)),
+      batch_range(round_up(p.shape.m, tile), round_up(p.shape.n, tile), static_cast<std::size_t>(plan.batch_count)),
       batch_range(tile, tile, 1), wait);
 }
 
@@ -140,8 +136,10 @@ inline cl::Event run_product(const CallContext& call, const Plan& plan, const Ge
                              const std::vector<cl::Event>& wait) {
   const GemmShape& s = p.shape;
   std::vector<cl::Event> ready = wait;
-  KernelOperand a = kernel_operand(call, plan, plan.a, p.a, s.a, p.scalar_size(), wait, ready);
-  KernelOperand b = kernel_operand(call, plan, plan.b, p.b, s.b, p.scalar_size(), wait, ready);
+  KernelOperand a =
+      kernel_operand(call, plan.a, p.a, s.a, p.scalar_size(), plan.support_tile, plan.batch_count, wait, ready);
+  KernelOperand b =
+      kernel_operand(call, plan.b, p.b, s.b, p.scalar_size(), plan.support_tile, plan.batch_count, wait, ready);
   cl::Event done;
   if (plan.config.splits_k) {
     done = run_split_k(call, plan, p, a, b, ready);
@@ -155,7 +153,7 @@ inline cl::Event run_product(const CallContext& call, const Plan& plan, const Ge
                     p.b, s.b.offset, s.b.ld, static_cast<int>(plan.tile_rows),
                     static_cast<int>(plan.strip_groups.right), static_cast<int>(plan.strip_groups.total()));
     } else if (plan.config.takes_batches) {
-      set_batch_arguments(kernel, next, a, b, plan.c_stride, plan.batch_count);
+      set_batch_arguments(kernel, next, a, b, plan.c_stride);
     }
     done = enqueue(call.queue, kernel, range_of(plan.global), range_of(plan.local), ready);
   }

@@ -67,10 +67,8 @@ struct Plan {
   int depth = 0;   // K as the kernel reads it: whole tiles of it where it does not check edges
   int slices = 1;  // split-K: slices of K multiplied in parallel, k_per_slice deep each, summed after
   int k_per_slice = 0;
-  int batch_count = 1;   // problems of one shape, in launch dimension 2 of every kernel
-  int batch_groups = 1;  // work-groups in dimension 2 of every launch (the product's global[2]), each multiplying
-                         // every batch_groups-th problem
-  int c_stride = 0;      // from one problem's C to the next one's, in elements
+  int batch_count = 1;  // problems of one shape, in launch dimension 2 of every kernel (global[2] of the product's)
+  int c_stride = 0;     // from one problem's C to the next one's, in elements
   std::array<std::size_t, 3> global{{1, 1, 1}};  // the product kernel's launch
   std::array<std::size_t, 3> local{{1, 1, 1}};
   std::size_t tile_rows = 0;     // fused strips: rows of tile work-groups (dimension 1) before the strips' rows
@@ -79,22 +77,10 @@ struct Plan {
 
 // What a caller may ask of the planner beyond the problem: how operands that do not fill whole tiles are read
 // (tests use the other policies), and a corner of C for the tiles (the rest goes to the strip code).
-// The most work-groups a launch has in dimension 2: NVIDIA's grids hold at most 65535 there. In a larger batch each
-// group multiplies several problems (FOR_EACH_PROBLEM in kernels/common.hpp).
-inline constexpr int max_batch_groups = 65535;
-
-// The work-groups in dimension 2 for a batch of `problems`: one per problem up to max_batch_groups, or `asked` (> 0)
-// at most.
-inline int batch_groups_for(int problems, int asked = -1) {
-  const int groups = std::min(problems, asked > 0 ? std::min(asked, max_batch_groups) : max_batch_groups);
-  return std::max(groups, 1);
-}
-
 struct PlanOptions {
   EdgePolicy policy = EdgePolicy::by_size;
   int corner_m = -1;  // -1: all of C
   int corner_n = -1;
-  int batch_groups = -1;  // at most this many work-groups in launch dimension 2 for a batch (see batch_groups_for)
 };
 
 inline void require_fp64(const DeviceLimits& device, std::size_t scalar_size) {
@@ -368,9 +354,8 @@ inline Plan plan_product(const KernelDescription& config, const GemmShape& s, co
   corner.m = plan.corner_m;
   corner.n = plan.corner_n;
   const TileShape& t = config.tile;
-  plan.batch_groups = batch_groups_for(s.batch, options.batch_groups);
   plan.global = {round_up(corner.m, t.tsm) / t.wptm, round_up(corner.n, t.tsn) / t.wptn,
-                 static_cast<std::size_t>(plan.batch_groups)};
+                 static_cast<std::size_t>(s.batch)};
   plan.local = {static_cast<std::size_t>(config.threads_m), static_cast<std::size_t>(config.threads_n), 1};
   switch (config.access) {
     case OperandAccess::caller_layout:
@@ -398,13 +383,11 @@ inline Plan plan_product(const KernelDescription& config, const GemmShape& s, co
 }
 
 // A plan that does no product: an empty C (or batch), or C = beta * C for each problem of the batch.
-inline Plan plan_without_product(Work work, const GemmShape& s, const DeviceLimits& device,
-                                 const PlanOptions& options = {}) {
+inline Plan plan_without_product(Work work, const GemmShape& s, const DeviceLimits& device) {
   Plan plan;
   plan.work = work;
   plan.support_tile = support_tile_for(device);
   plan.batch_count = s.batch;
-  plan.batch_groups = batch_groups_for(s.batch, options.batch_groups);
   plan.c_stride = s.c.stride;
   return plan;
 }

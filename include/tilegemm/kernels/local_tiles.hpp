@@ -20,31 +20,29 @@ void gemm_local_tiles(GEMM_PARAMETERS(real), BATCH_PARAMETERS) {
   const int tn = get_local_id(1);
   const int m = TSM * get_group_id(0) + tm;
   const int n0 = TSN * get_group_id(1) + tn;
-  A += IN_PROBLEM((int)get_group_id(2), a_offset, a_stride);
-  B += IN_PROBLEM((int)get_group_id(2), b_offset, b_stride);
-  C += IN_PROBLEM((int)get_group_id(2), c_offset, c_stride);
+  A += IN_BATCH(a_offset, a_stride);
+  B += IN_BATCH(b_offset, b_stride);
+  C += IN_BATCH(c_offset, c_stride);
 
   __local real Asub[TSK][TSM];  // Asub[k][m]
   __local real Bsub[TSN][TSK];  // Bsub[n][k]
-  FOR_EACH_PROBLEM_MOVING_ABC {
-    real acc[WPTN];
-    for (int w = 0; w < WPTN; ++w) acc[w] = 0;
+  real acc[WPTN];
+  for (int w = 0; w < WPTN; ++w) acc[w] = 0;
 
-    for (int k0 = 0; k0 < K; k0 += TSK) {
-      for (int w = 0; w < WPTN; ++w) {
-        const int col = tn + w * THREADS_N;
-        Asub[col][tm] = A_OR_ZERO(TSM * get_group_id(0) + tm, k0 + col);
-        Bsub[col][tm] = B_OR_ZERO(k0 + tm, TSN * get_group_id(1) + col);
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-      for (int k = 0; k < TSK; ++k) {
-        const real a = Asub[k][tm];
-        for (int w = 0; w < WPTN; ++w) acc[w] += a * Bsub[tn + w * THREADS_N][k];
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
+  for (int k0 = 0; k0 < K; k0 += TSK) {
+    for (int w = 0; w < WPTN; ++w) {
+      const int col = tn + w * THREADS_N;
+      Asub[col][tm] = A_OR_ZERO(TSM * get_group_id(0) + tm, k0 + col);
+      Bsub[col][tm] = B_OR_ZERO(k0 + tm, TSN * get_group_id(1) + col);
     }
-    for (int w = 0; w < WPTN; ++w) STORE_C(m, n0 + w * THREADS_N, acc[w]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < TSK; ++k) {
+      const real a = Asub[k][tm];
+      for (int w = 0; w < WPTN; ++w) acc[w] += a * Bsub[tn + w * THREADS_N][k];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
+  for (int w = 0; w < WPTN; ++w) STORE_C(m, n0 + w * THREADS_N, acc[w]);
 }
 )CLC";
 

@@ -17,14 +17,12 @@ void gemm_naive(GEMM_PARAMETERS(real), BATCH_PARAMETERS) {
   const int m = get_global_id(0);
   const int n = get_global_id(1);
   if (m >= M || n >= N) return;  // the range is rounded up to whole work-groups
-  A += IN_PROBLEM((int)get_group_id(2), a_offset, a_stride);
-  B += IN_PROBLEM((int)get_group_id(2), b_offset, b_stride);
-  C += IN_PROBLEM((int)get_group_id(2), c_offset, c_stride);
-  FOR_EACH_PROBLEM_MOVING_ABC {
-    real acc = 0;
-    for (int k = 0; k < K; ++k) acc += A_AT(m, k) * B_AT(k, n);
-    STORE_C(m, n, acc);
-  }
+  A += IN_BATCH(a_offset, a_stride);
+  B += IN_BATCH(b_offset, b_stride);
+  C += IN_BATCH(c_offset, c_stride);
+  real acc = 0;
+  for (int k = 0; k < K; ++k) acc += A_AT(m, k) * B_AT(k, n);
+  STORE_C(m, n, acc);
 }
 )CLC";
 

@@ -248,18 +248,15 @@ inline void store_block(real acc[WPTM][WPTN], const int M, const int N, const re
 inline constexpr TextPiece prefetch_helpers = piece(prefetch_helpers_source);
 
 inline constexpr char prefetch_product_source[] = R"CLC(
-// C = alpha * op(A) * op(B) + beta * C, a TSM x TSN tile of it per work-group, for each problem of a batch the
-// work-group takes (multiply_tile ends with a barrier, so the next problem may fill the local tiles at once).
+// C = alpha * op(A) * op(B) + beta * C, a TSM x TSN tile of it per work-group, for each problem of a batch.
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
 void gemm_prefetch(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   __local realV a_tiles[2][TSK * ROW_A];  // two buffers: one multiplied while the other is filled
   __local realV b_tiles[2][TSK * ROW_B];
   real acc[WPTM][WPTN];
-  FOR_EACH_PROBLEM(p) {
-    multiply_tile(acc, M, N, K, 0, K, A, IN_PROBLEM(p, a_offset, a_stride), lda, B, IN_PROBLEM(p, b_offset, b_stride),
-                  ldb, a_tiles, b_tiles);
-    store_block(acc, M, N, alpha, beta, C + IN_PROBLEM(p, c_offset, c_stride), ldc, false);
-  }
+  multiply_tile(acc, M, N, K, 0, K, A, IN_BATCH(a_offset, a_stride), lda, B, IN_BATCH(b_offset, b_stride), ldb,
+                a_tiles, b_tiles);
+  store_block(acc, M, N, alpha, beta, C + IN_BATCH(c_offset, c_stride), ldc, false);
 }
 )CLC";
 

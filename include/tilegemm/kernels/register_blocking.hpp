@@ -22,45 +22,43 @@ void gemm_register_blocking(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   const int tid = tn * THREADS_M + tm;
   const int tile_m = TSM * get_group_id(0);
   const int tile_n = TSN * get_group_id(1);
-  A += IN_PROBLEM((int)get_group_id(2), a_offset, a_stride) + tile_m / VW;
-  B += IN_PROBLEM((int)get_group_id(2), b_offset, b_stride) + tile_n / VW;
-  C += IN_PROBLEM((int)get_group_id(2), c_offset, c_stride);
+  A += IN_BATCH(a_offset, a_stride) + tile_m / VW;
+  B += IN_BATCH(b_offset, b_stride) + tile_n / VW;
+  C += IN_BATCH(c_offset, c_stride);
 
   __local real Asub[TSK][TSM];  // Asub[k][m]
   __local real Bsub[TSK][TSN];  // Bsub[k][n]
-  FOR_EACH_PROBLEM_MOVING_ABC {
-    real acc[WPTM][WPTN];
-    for (int i = 0; i < WPTM; ++i)
-      for (int j = 0; j < WPTN; ++j) acc[i][j] = 0;
+  real acc[WPTM][WPTN];
+  for (int i = 0; i < WPTM; ++i)
+    for (int j = 0; j < WPTN; ++j) acc[i][j] = 0;
 
-    for (int k0 = 0; k0 < K; k0 += TSK) {
-      for (int l = 0; l < LOADS_A; ++l) {
-        const int id = l * THREADS + tid;
-        const int k = id / (TSM / VW);
-        const int v = id % (TSM / VW);
-        STOREV(A[(k0 + k) * lda + v], &Asub[k][v * VW]);
-      }
-      for (int l = 0; l < LOADS_B; ++l) {
-        const int id = l * THREADS + tid;
-        const int k = id / (TSN / VW);
-        const int v = id % (TSN / VW);
-        STOREV(B[(k0 + k) * ldb + v], &Bsub[k][v * VW]);
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-      for (int k = 0; k < TSK; ++k) {
-        real b[WPTN];
-        for (int j = 0; j < WPTN; ++j) b[j] = Bsub[k][tn + j * THREADS_N];
-        for (int i = 0; i < WPTM; ++i) {
-          const real a = Asub[k][tm + i * THREADS_M];
-          for (int j = 0; j < WPTN; ++j) acc[i][j] += a * b[j];
-        }
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
+  for (int k0 = 0; k0 < K; k0 += TSK) {
+    for (int l = 0; l < LOADS_A; ++l) {
+      const int id = l * THREADS + tid;
+      const int k = id / (TSM / VW);
+      const int v = id % (TSM / VW);
+      STOREV(A[(k0 + k) * lda + v], &Asub[k][v * VW]);
     }
-
-    for (int i = 0; i < WPTM; ++i)
-      for (int j = 0; j < WPTN; ++j) STORE_C(tile_m + tm + i * THREADS_M, tile_n + tn + j * THREADS_N, acc[i][j]);
+    for (int l = 0; l < LOADS_B; ++l) {
+      const int id = l * THREADS + tid;
+      const int k = id / (TSN / VW);
+      const int v = id % (TSN / VW);
+      STOREV(B[(k0 + k) * ldb + v], &Bsub[k][v * VW]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < TSK; ++k) {
+      real b[WPTN];
+      for (int j = 0; j < WPTN; ++j) b[j] = Bsub[k][tn + j * THREADS_N];
+      for (int i = 0; i < WPTM; ++i) {
+        const real a = Asub[k][tm + i * THREADS_M];
+        for (int j = 0; j < WPTN; ++j) acc[i][j] += a * b[j];
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
+
+  for (int i = 0; i < WPTM; ++i)
+    for (int j = 0; j < WPTN; ++j) STORE_C(tile_m + tm + i * THREADS_M, tile_n + tn + j * THREADS_N, acc[i][j]);
 }
 )CLC";
 

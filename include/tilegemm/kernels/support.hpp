@@ -1,6 +1,5 @@
 // kernels/support: the helper kernels around a product: packing operands into padded tiles, split-K's sum of its
-// slices, and C = beta * C; packing and scaling take batches as the GEMM kernels do (FOR_EACH_PROBLEM,
-// kernels/common.hpp).
+// slices, and C = beta * C; packing and scaling take batches as the GEMM kernels do (IN_BATCH, kernels/common.hpp).
 #pragma once
 
 #include <array>
@@ -33,32 +32,28 @@ inline constexpr char support_source[] = R"CLC(
 // (m of A, n of B) and the inner index i (k), zero outside the outer x inner operand. The source is read
 // column-major with leading dimension ld, contiguous along o when outer_contiguous is set and along i otherwise;
 // a tile in local memory keeps both the reads and the writes coalesced. Each problem of a batch (launch dimension
-// 2, FOR_EACH_PROBLEM) is src_stride elements past the one before in src and dst_stride in dst.
+// 2) is src_stride elements past the one before in src and dst_stride in dst.
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
 void pack_operand(const int outer, const int inner, const int outer_contiguous,
                   __global const real* restrict src, const int src_offset, const int ld,
                   const int outer_padded, const int inner_padded, __global real* restrict dst,
-                  const int src_stride, const int dst_stride, const int problems) {
+                  const int src_stride, const int dst_stride) {
   __local real tile[PACK_TILE][PACK_TILE + 1];  // tile[i - i0][o - o0]; the +1 avoids bank conflicts
   const int x = get_local_id(0);
   const int y = get_local_id(1);
   const int o0 = get_group_id(0) * PACK_TILE;
   const int i0 = get_group_id(1) * PACK_TILE;
-  FOR_EACH_PROBLEM(p) {
-    __global const real* restrict from = src + IN_PROBLEM(p, src_offset, src_stride);
-    if (outer_contiguous) {
-      const int o = o0 + x, i = i0 + y;
-      tile[y][x] = (o < outer && i < inner) ? from[o + i * ld] : (real)0;
-    } else {
-      const int o = o0 + y, i = i0 + x;
-      tile[x][y] = (o < outer && i < inner) ? from[i + o * ld] : (real)0;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (o0 + x < outer_padded && i0 + y < inner_padded) {
-      dst[IN_PROBLEM(p, (i0 + y) * outer_padded + o0 + x, dst_stride)] = tile[y][x];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);  // before the next problem refills the tile
+  src += IN_BATCH(src_offset, src_stride);
+  dst += IN_BATCH(0, dst_stride);
+  if (outer_contiguous) {
+    const int o = o0 + x, i = i0 + y;
+    tile[y][x] = (o < outer && i < inner) ? src[o + i * ld] : (real)0;
+  } else {
+    const int o = o0 + y, i = i0 + x;
+    tile[x][y] = (o < outer && i < inner) ? src[i + o * ld] : (real)0;
   }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (o0 + x < outer_padded && i0 + y < inner_padded) dst[(i0 + y) * outer_padded + o0 + x] = tile[y][x];
 }
 
 // C = alpha * (W_0 + ... + W_{slices-1}) + beta * C: the second pass of split-K, over the partial products W_s
@@ -79,18 +74,16 @@ void sum_slices(const int M, const int N, const int slices, const real alpha, co
   }
 }
 
-// C = beta * C for the M x N matrix C, of each problem of a batch (c_stride elements apart, FOR_EACH_PROBLEM); C is
-// not read when beta is zero.
+// C = beta * C for the M x N matrix C, of each problem of a batch (c_stride elements apart); C is not read when
+// beta is zero.
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
 void scale_c(const int M, const int N, const real beta, __global real* C, const int c_offset, const int ldc,
-             const int c_stride, const int problems) {
+             const int c_stride) {
   const int m = get_global_id(0);
   const int n = get_global_id(1);
   if (m < M && n < N) {
-    FOR_EACH_PROBLEM(p) {
-      const int i = IN_PROBLEM(p, c_offset + m + n * ldc, c_stride);
-      C[i] = beta == (real)0 ? (real)0 : beta * C[i];
-    }
+    C += IN_BATCH(c_offset, c_stride);
+    C[m + n * ldc] = beta == (real)0 ? (real)0 : beta * C[m + n * ldc];
   }
 }
 )CLC";

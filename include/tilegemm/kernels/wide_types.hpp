@@ -22,35 +22,33 @@ void gemm_wide_types(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   const int tid = tn * THREADS_M + tm;
   const int tile_m = TSM * get_group_id(0);
   const int tile_n = TSN * get_group_id(1);
-  A += IN_PROBLEM((int)get_group_id(2), a_offset, a_stride) + tile_m / VW;
-  B += IN_PROBLEM((int)get_group_id(2), b_offset, b_stride) + tile_n / VW;
-  C += IN_PROBLEM((int)get_group_id(2), c_offset, c_stride);
+  A += IN_BATCH(a_offset, a_stride) + tile_m / VW;
+  B += IN_BATCH(b_offset, b_stride) + tile_n / VW;
+  C += IN_BATCH(c_offset, c_stride);
 
   __local realV Asub[TSK][TSM / VW];  // Asub[k][m / VW]
   __local real Bsub[TSK][TSN];        // Bsub[k][n]
-  FOR_EACH_PROBLEM_MOVING_ABC {
-    realV acc = 0;
+  realV acc = 0;
 
-    for (int k0 = 0; k0 < K; k0 += TSK) {
-      for (int l = 0; l < LOADS_A; ++l) {
-        const int id = l * THREADS + tid;
-        Asub[id / (TSM / VW)][id % (TSM / VW)] = A[(k0 + id / (TSM / VW)) * lda + id % (TSM / VW)];
-      }
-      for (int l = 0; l < LOADS_B; ++l) {
-        const int id = l * THREADS + tid;
-        const int k = id / (TSN / VW);
-        const int v = id % (TSN / VW);
-        STOREV(B[(k0 + k) * ldb + v], &Bsub[k][v * VW]);
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-      for (int k = 0; k < TSK; ++k) acc += Asub[k][tm] * Bsub[k][tn];
-      barrier(CLK_LOCAL_MEM_FENCE);
+  for (int k0 = 0; k0 < K; k0 += TSK) {
+    for (int l = 0; l < LOADS_A; ++l) {
+      const int id = l * THREADS + tid;
+      Asub[id / (TSM / VW)][id % (TSM / VW)] = A[(k0 + id / (TSM / VW)) * lda + id % (TSM / VW)];
     }
-
-    real rows[VW];
-    STOREV(acc, rows);
-    for (int i = 0; i < VW; ++i) STORE_C(tile_m + tm * VW + i, tile_n + tn, rows[i]);
+    for (int l = 0; l < LOADS_B; ++l) {
+      const int id = l * THREADS + tid;
+      const int k = id / (TSN / VW);
+      const int v = id % (TSN / VW);
+      STOREV(B[(k0 + k) * ldb + v], &Bsub[k][v * VW]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < TSK; ++k) acc += Asub[k][tm] * Bsub[k][tn];
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
+
+  real rows[VW];
+  STOREV(acc, rows);
+  for (int i = 0; i < VW; ++i) STORE_C(tile_m + tm * VW + i, tile_n + tn, rows[i]);
 }
 )CLC";
 
