@@ -305,6 +305,26 @@ TEST_CASE("AutoConfig gives each work-group a whole small problem of a batch on 
   CHECK(chose(plan_default(batch_shape(16, 16, 16, 50), tilegemm_fuzz::narrow_gpu_description(64), 4), batch_16x16));
 }
 
+TEST_CASE("batches of large products on tensor cores: the whole batch's tiles in one launch, no corners",
+          "[unit][batched][plan][tensor_cores]") {
+  using namespace tilegemm::detail;
+  DeviceLimits hopper = h200();
+  hopper.compute_capability = 90;
+  const auto tensor = [](const Plan& plan) { return plan.config.family == tilegemm::Family::tensor_cores; };
+  // Double on tensor cores, as for single products; 1025 is tiled whole (a single product gets a corner and strips).
+  const Plan batch = plan_default(batch_shape(1025, 1025, 512, 6), hopper, 8);
+  CHECK(tensor(batch));
+  CHECK(batch.config.takes_batches);
+  CHECK(batch.strips == StripWork::none);
+  CHECK(batch.corner_m == 1025);
+  CHECK(batch.global[2] == 6);
+  CHECK(plan_default(batch_shape(1025, 1025, 512, 1), hopper, 8).strips != StripWork::none);
+  // Small problems stay on the whole-problem tiles; float stays IEEE unless the math mode says otherwise.
+  CHECK(!tensor(plan_default(batch_shape(32, 32, 32, 10000), hopper, 8)));
+  CHECK(!tensor(plan_default(batch_shape(1025, 1025, 512, 6), hopper, 4)));
+  CHECK(tensor(plan_default(batch_shape(1025, 1025, 512, 6), hopper, 4, tilegemm::MathMode::tf32x3)));
+}
+
 TEST_CASE("a batch of more problems than 65535 is still one launch", "[unit][batched][plan]") {
   using namespace tilegemm::detail;
   // CUDA's grids hold at most 65535 blocks in dimension 2, but NVIDIA's OpenCL ran 70,000 work-groups there on an

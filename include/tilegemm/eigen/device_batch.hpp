@@ -38,8 +38,9 @@ std::vector<DeviceMatrix<Scalar>> device_batch(Eigen::Index count, Eigen::Index 
                                 "with 32-bit integers (at most " +
                                 std::to_string(detail::index_limit) + " elements).");
   }
+  const detail::CallContext call = detail::in_order_context(queue, "tilegemm::device_batch");
   cl::Buffer buffer;
-  if (elements > 0) buffer = detail::allocate_device_buffer(queue, sizeof(Scalar) * static_cast<std::size_t>(elements));
+  if (elements > 0) buffer = detail::allocate_device_buffer(call, sizeof(Scalar) * static_cast<std::size_t>(elements));
   std::vector<DeviceMatrix<Scalar>> batch;
   batch.reserve(static_cast<std::size_t>(count));
   for (Eigen::Index p = 0; p < count; ++p) {

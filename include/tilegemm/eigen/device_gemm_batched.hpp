@@ -70,7 +70,8 @@ struct DeviceBatchCall {
   std::vector<cl::Event> gathered_events;                // the copies the product waits for
   std::vector<std::unique_ptr<ScratchBuffer>> gathered;  // given back once the call has ended
 
-  explicit DeviceBatchCall(const cl::CommandQueue& queue) : call(CallContext::of(queue)) {}
+  explicit DeviceBatchCall(const cl::CommandQueue& queue)
+      : call(in_order_context(queue, "tilegemm::gpu_gemm_batched")) {}
 
   // The matrices in place where they lie at a constant stride, else copies of them one after the other in a pooled
   // buffer (rows * cols elements apart), copied in on the device when `copy_values` (not for a C that is not read).

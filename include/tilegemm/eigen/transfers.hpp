@@ -16,9 +16,8 @@
 
 namespace tilegemm::detail {
 
-// A buffer of `bytes` on the queue's device, refused with the sizes when the device allows no buffer that large.
-inline cl::Buffer allocate_device_buffer(const cl::CommandQueue& queue, std::size_t bytes) {
-  const CallContext call = CallContext::of(queue);
+// A buffer of `bytes` on the call's device, refused with the sizes when the device allows no buffer that large.
+inline cl::Buffer allocate_device_buffer(const CallContext& call, std::size_t bytes) {
   require_allocation(call.limits, bytes, "a DeviceMatrix of " + std::to_string(bytes) + " bytes",
                      "Use smaller matrices, or a device with more memory.");
   cl_int status = CL_SUCCESS;
