@@ -126,8 +126,8 @@ inline double estimated_time(std::size_t choice, bool is_double, int m, int n, l
 // each work-group multiplies a whole problem (a batch of 32 x 32 x 32 products is bound by memory, and one tile per
 // problem reads each operand once, with no idle rows); none for single products, larger problems (the model below
 // chooses their tiles with the whole batch's) or candidates the device cannot run. Measured on an H200, 10,000
-// products in one call (benchmark --batched, benchmarks/README.md): of 32 x 32 x 32 in 46 us with batch_32x32 against
-// 55 us with gpu_32x32; of 16 x 16 x 16 in 12 to 14 us with batch_16x16 against 30 us.
+// products in one call (benchmark --batched, benchmarks/README.md): of 32 x 32 x 32 in 44 to 46 us with batch_32x32
+// against 55 us with gpu_32x32; of 16 x 16 x 16 in 12 to 18 us with batch_16x16 against 30 us.
 inline constexpr int whole_problems_up_to = 32;
 inline bool small_batch_choice(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
                                std::size_t& choice) {
