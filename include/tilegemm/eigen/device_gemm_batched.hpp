@@ -92,9 +92,8 @@ struct DeviceBatchCall {
       const Storage storage = check_storage(which, x[p].offset(), x[p].ld(), rows, cols, needed);
       check_buffer(which, x[p].buffer(), rows, cols, storage, needed, sizeof(Scalar), call.context);
       if (copy_values) {
-        gathered_events.push_back(copy_matrix_on_device(call.queue, x[p].buffer(), x[p].offset(), x[p].ld(),
-                                                        strided.buffer, static_cast<long long>(p) * one, rows, rows,
-                                                        cols, sizeof(Scalar), {}));
+        copy_matrix_on_device(call.queue, x[p].buffer(), x[p].offset(), x[p].ld(), strided.buffer,
+                              static_cast<long long>(p) * one, rows, rows, cols, sizeof(Scalar), {}, gathered_events);
       }
     }
     return strided;
@@ -106,9 +105,8 @@ struct DeviceBatchCall {
     const Eigen::Index rows = c[0].rows(), cols = c[0].cols();
     std::vector<cl::Event> copies;
     for (std::size_t p = 0; p < c.size(); ++p) {
-      copies.push_back(copy_matrix_on_device(call.queue, from.buffer, static_cast<long long>(p) * from.stride, from.ld,
-                                             c[p].buffer(), c[p].offset(), c[p].ld(), rows, cols, sizeof(Scalar),
-                                             {done}));
+      copy_matrix_on_device(call.queue, from.buffer, static_cast<long long>(p) * from.stride, from.ld, c[p].buffer(),
+                            c[p].offset(), c[p].ld(), rows, cols, sizeof(Scalar), {done}, copies);
     }
     return copies;
   }
