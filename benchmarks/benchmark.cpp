@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "parts/batched_mode.hpp"
 #include "parts/contender.hpp"
 #include "parts/eigen_peer.hpp"
 #include "parts/host_mode.hpp"
@@ -427,6 +428,9 @@ int main(int argc, char** argv) {
     if (options.help) {
       std::fputs(usage_text(), stdout);
       return 0;
+    }
+    if (options.batched) {
+      return options.double_precision ? run_batched_mode<double>(options) : run_batched_mode<float>(options);
     }
     if (options.host) return options.double_precision ? run_host_mode<double>(options) : run_host_mode<float>(options);
     return options.double_precision ? run<double>(options) : run<float>(options);

@@ -14,6 +14,8 @@ using namespace tilegemm::detail;
 // The arguments the executor sets (executor.hpp), in order.
 const std::vector<std::string> gemm_arguments = {"M",   "N", "K",        "alpha", "beta", "A",        "a_offset",
                                                  "lda", "B", "b_offset", "ldb",   "C",    "c_offset", "ldc"};
+// The batch strides an entry point that takes batches ends with (set_batch_arguments).
+const std::vector<std::string> batch_arguments = {"a_stride", "b_stride", "c_stride"};
 const std::vector<std::string> strip_arguments = {
     "M_all", "N_all",        "K_all",   "transposes", "A_all",        "a_offset_all", "lda_all",
     "B_all", "b_offset_all", "ldb_all", "tile_rows",  "right_groups", "strip_groups"};
@@ -77,10 +79,11 @@ void check_config(const CallContext& call) {
         make_kernel(call, gemm_program(config, std::is_same_v<Scalar, double>, variant), config.threads());
     const cl::Kernel& kernel = lease.get();
     check_local_memory(kernel, call, (config.local_memory_elements + stage) * sizeof(Scalar));
+    CHECK(config.takes_batches == !config.splits_k);  // every family but split-K's takes batches
     if (config.splits_k) {
       check_arguments_of(kernel, split_k_arguments);
     } else {
-      check_arguments_of(kernel, variant.strips ? gemm_arguments + strip_arguments : gemm_arguments);
+      check_arguments_of(kernel, variant.strips ? gemm_arguments + strip_arguments : gemm_arguments + batch_arguments);
     }
   }
 }
@@ -122,11 +125,12 @@ TEST_CASE("the helper kernels take the arguments the executor sets", "[contracts
   check_local_memory(remainder, call, strip_stage * sizeof(float));
   check_arguments_of(
       make_kernel(call, support_program(false, pack_tile, pack_kernel_name), pack_tile * pack_tile).get(),
-      {"outer", "inner", "outer_contiguous", "src", "src_offset", "ld", "outer_padded", "inner_padded", "dst"});
+      {"outer", "inner", "outer_contiguous", "src", "src_offset", "ld", "outer_padded", "inner_padded", "dst",
+       "src_stride", "dst_stride"});
   check_arguments_of(
       make_kernel(call, support_program(false, pack_tile, sum_slices_kernel_name), pack_tile * pack_tile).get(),
       {"M", "N", "slices", "alpha", "beta", "W", "slice_stride", "ldw", "C", "c_offset", "ldc"});
   check_arguments_of(
       make_kernel(call, support_program(false, pack_tile, scale_kernel_name), pack_tile * pack_tile).get(),
-      {"M", "N", "beta", "C", "c_offset", "ldc"});
+      {"M", "N", "beta", "C", "c_offset", "ldc", "c_stride"});
 }

@@ -108,7 +108,7 @@ TEST_CASE("a program is the scalar, configuration and variant preambles, the sha
   CHECK(contains(text,
                  "#define EDGES_WHOLE_TILES 0\n#define EDGES_VECTORS 1\n#define EDGES_ELEMENTS 2\n"
                  "#define A_K_CONTIGUOUS 0\n#define B_K_CONTIGUOUS 1\n#define EDGES 0\n"));
-  CHECK(contains(text, "void gemm_prefetch(GEMM_PARAMETERS(realV))"));
+  CHECK(contains(text, "void gemm_prefetch(GEMM_PARAMETERS(realV), BATCH_PARAMETERS)"));
   CHECK(!contains(text, "multiply_strips"));
   CHECK(!contains(text, "TRANS_A"));
 

@@ -27,6 +27,8 @@ struct Options {
   Transposes transposes;              // --transpose
   long long eigen_max = 4096;         // --eigen-max
   bool host = false;                  // --host: whole host-to-host calls instead of kernels
+  bool batched = false;               // --batched: batches of equally shaped products in one call
+  long long batch_count = 10000;      // --batch-count: products per batch in --batched mode
   bool help = false;                  // --help
 };
 
@@ -51,6 +53,11 @@ inline const char* usage_text() {
          "  --host                 time whole host-to-host calls on Eigen matrices in ordinary memory instead:\n"
          "                         tilegemm's gpu_gemm (and where its time went), CLBlast with plain writes and\n"
          "                         reads, cuBLAS with cudaMemcpy, Eigen; and the product on data on the device\n"
+         "  --batched              time batches of equally shaped products in one call instead (default shape\n"
+         "                         32x32x32): tilegemm's gemm_strided_batched (AutoConfig and some configurations)\n"
+         "                         and gpu_gemm_batched on device matrices, CLBlast's GemmStridedBatched, cuBLAS's\n"
+         "                         cublasSgemmStridedBatched, and the same products as separate gpu_gemm calls\n"
+         "  --batch-count B        products per batch with --batched (default 10000)\n"
          "  --help                 this text\n"
          "\n"
          "Sizes of other shapes are those of the cube with as many multiply-adds, (M N K)^(1/3). Above 4096, the\n"
@@ -186,12 +193,19 @@ inline Options parse_options(int argc, char** argv) {
     } else if (option == "--host") {
       flag();
       options.host = true;
+    } else if (option == "--batched") {
+      flag();
+      options.batched = true;
+    } else if (option == "--batch-count") {
+      options.batch_count = detail::parse_integer(option, next_value(), 1, 1 << 24);
     } else {
       throw UsageError("unknown option \"" + std::string(argv[i]) + "\"");
     }
   }
   options.shapes = sizes;
   options.shapes.insert(options.shapes.end(), shapes.begin(), shapes.end());
+  if (options.host && options.batched) throw UsageError("--host and --batched are modes of their own: choose one");
+  if (options.shapes.empty() && options.batched) options.shapes.push_back({32, 32, 32});
   if (options.shapes.empty()) {
     for (long long n : {256, 512, 1024, 2048, 4096, 8192}) options.shapes.push_back({n, n, n});
   }

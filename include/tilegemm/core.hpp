@@ -1,8 +1,10 @@
-// core: the library without Eigen: configurations, devices, queues, tilegemm::gemm on cl::Buffers, release_resources.
+// core: the library without Eigen: configurations, devices, queues, tilegemm::gemm and gemm_strided_batched on
+// cl::Buffers, release_resources.
 #pragma once
 
 #include "config/tile_config.hpp"
 #include "gemm/gemm.hpp"
+#include "gemm/gemm_strided_batched.hpp"
 #include "runtime/device.hpp"
 #include "runtime/error.hpp"
 #include "runtime/program_cache.hpp"

@@ -2,7 +2,10 @@
 #pragma once
 
 #include "core.hpp"
+#include "eigen/device_batch.hpp"
 #include "eigen/device_gemm.hpp"
+#include "eigen/device_gemm_batched.hpp"
 #include "eigen/device_matrix.hpp"
 #include "eigen/gpu_gemm.hpp"
+#include "eigen/gpu_gemm_batched.hpp"
 #include "eigen/pending.hpp"

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <string>
@@ -159,6 +160,30 @@ cl::Event start_reading(const cl::CommandQueue& queue, const cl::Buffer& buffer,
 template <class Scalar, class Pointer>
 std::size_t dense_bytes(const HostOperand<Scalar, Pointer>& host) {
   return sizeof(Scalar) * host.rows * host.cols;
+}
+
+// Enqueues copies on the device, after `wait`, of a rows x cols matrix at `src_offset` with leading dimension
+// `src_ld` in `src` to `dst_offset` with leading dimension `dst_ld` in `dst`, and appends their events to `events`:
+// one rect copy, or up to three where the columns of either side cross a row pitch (see rect_parts), split at the
+// rows where they do, so that no part crosses one on either side.
+inline void copy_matrix_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, Eigen::Index src_offset,
+                                  Eigen::Index src_ld, const cl::Buffer& dst, Eigen::Index dst_offset,
+                                  Eigen::Index dst_ld, Eigen::Index rows, Eigen::Index cols, std::size_t scalar_size,
+                                  const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
+  if (rows == 0 || cols == 0) return;
+  std::array<Eigen::Index, 4> cuts = {0, src_ld - src_offset % src_ld, dst_ld - dst_offset % dst_ld, rows};
+  std::sort(cuts.begin(), cuts.end());
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+    const Eigen::Index first = cuts[i], last = std::min(cuts[i + 1], rows);
+    if (first >= last) continue;
+    const RectOf s = rect_parts(src_offset + first, src_ld, last - first, cols, scalar_size)[0];
+    const RectOf d = rect_parts(dst_offset + first, dst_ld, last - first, cols, scalar_size)[0];
+    cl::Event done;
+    check(queue.enqueueCopyBufferRect(src, dst, s.origin, d.origin, s.region, s.pitch, 0, d.pitch, 0,
+                                      wait.empty() ? nullptr : &wait, &done),
+          "clEnqueueCopyBufferRect");
+    events.push_back(done);
+  }
 }
 
 // Copies a rows x cols matrix at `offset` with leading dimension `ld` into a dense one at the start of `dst`, on

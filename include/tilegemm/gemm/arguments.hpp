@@ -19,14 +19,17 @@ enum class Transpose { no, yes };
 
 namespace detail {
 
-// Where an operand lies in its buffer, in elements: its first element and its leading dimension (column-major).
+// Where an operand lies in its buffer, in elements: its first element and its leading dimension (column-major), and
+// in a batch the distance from one problem's operand to the next one's (0 for a single product).
 struct Storage {
   int offset = 0;
   int ld = 1;
+  int stride = 0;
 };
 
 // C = alpha * op(A) * op(B) + beta * C with op(A) m x k, op(B) k x n, C m x n, all stored column-major: the shape of
-// a product and where its operands lie, all that a plan needs to know of it.
+// a product and where its operands lie, all that a plan needs to know of it; or of `batch` such products of one
+// shape, each operand of problem p at its Storage's offset + p * stride.
 struct GemmShape {
   bool trans_a = false;
   bool trans_b = false;
@@ -36,6 +39,7 @@ struct GemmShape {
   Storage a;
   Storage b;
   Storage c;
+  int batch = 1;
 };
 
 // A checked product: its shape, its scalars and its buffers. The same code runs it in float and in double.
@@ -83,18 +87,22 @@ inline Storage check_storage(const std::string& name, long long offset, long lon
 }
 
 // Checks the buffer of an operand the product reads or writes: not null, large enough for the `needed` elements
-// of `scalar_size` bytes it spans, of the queue's context.
+// of `scalar_size` bytes it spans, of the queue's context. `problems` > 1: the operand of each of that many problems
+// of a batch, `stride` elements apart, which `needed` counts all of.
 inline void check_buffer(const std::string& name, const cl::Buffer& buffer, long long rows, long long cols,
-                         const Storage& storage, long long needed, std::size_t scalar_size,
-                         const cl::Context& context) {
+                         const Storage& storage, long long needed, std::size_t scalar_size, const cl::Context& context,
+                         long long problems = 1, long long stride = 0) {
   if (buffer() == nullptr) fail("buffer " + name + " is a null cl::Buffer.");
   std::size_t bytes = 0;
   buffer.getInfo(CL_MEM_SIZE, &bytes);
-  if (static_cast<unsigned long long>(needed) * scalar_size > bytes)
+  if (static_cast<unsigned long long>(needed) * scalar_size > bytes) {
+    const std::string operand = std::to_string(rows) + " x " + std::to_string(cols) + " operand";
     fail("buffer " + name + " holds " + std::to_string(bytes / scalar_size) + " elements but the " +
-         std::to_string(rows) + " x " + std::to_string(cols) + " operand with offset " +
-         std::to_string(storage.offset) + " and leading dimension " + std::to_string(storage.ld) + " needs " +
+         (problems > 1 ? std::to_string(problems) + " problems' " + operand + "s" : operand) + " with offset " +
+         std::to_string(storage.offset) + " and leading dimension " + std::to_string(storage.ld) +
+         (problems > 1 ? ", " + std::to_string(stride) + " elements apart, need " : " needs ") +
          std::to_string(needed) + ".");
+  }
   cl_context owner = nullptr;
   buffer.getInfo(CL_MEM_CONTEXT, &owner);
   if (owner != context()) fail("buffer " + name + " belongs to another OpenCL context than the command queue.");

@@ -16,11 +16,20 @@
 
 namespace tilegemm::detail {
 
+// A launch of x by y, in two dimensions, or three when it is a batch of more than one problem (dimension 2).
+inline cl::NDRange batch_range(std::size_t x, std::size_t y, std::size_t problems) {
+  return problems > 1 ? cl::NDRange(x, y, problems) : cl::NDRange(x, y);
+}
+inline cl::NDRange range_of(const std::array<std::size_t, 3>& sizes) {
+  return batch_range(sizes[0], sizes[1], sizes[2]);
+}
+
 // An operand as the kernel is given it: the caller's buffer, or a pooled packed copy given back after its last use.
 struct KernelOperand {
   cl::Buffer buffer;
   int offset = 0;
   int ld = 1;
+  int stride = 0;  // from one problem of a batch to the next
   std::unique_ptr<ScratchBuffer> copy;
 
   void done_after(const cl::Event& last_use) {
@@ -28,28 +37,31 @@ struct KernelOperand {
   }
 };
 
-// The operand the plan says: the caller's, or a packed copy enqueued after `wait` (its event appended to `events`)
-// by the pack kernel in tile x tile work-groups.
+// The operand the plan says: the caller's, or packed copies (one per problem of a batch of `batch`, in one buffer)
+// enqueued after `wait` (their event appended to `events`) by one launch of the pack kernel in tile x tile
+// work-groups.
 inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& plan, const cl::Buffer& source,
-                                    const Storage& storage, std::size_t scalar_size, int tile,
+                                    const Storage& storage, std::size_t scalar_size, int tile, int batch,
                                     const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
   KernelOperand operand;
   operand.offset = plan.offset;
   operand.ld = plan.ld;
+  operand.stride = plan.stride;
   if (!plan.packed) {
     operand.buffer = source;
     return operand;
   }
   operand.copy = std::make_unique<ScratchBuffer>(
-      call, scalar_size * static_cast<std::size_t>(plan.outer_padded) * static_cast<std::size_t>(plan.inner_padded));
+      call, scalar_size * static_cast<std::size_t>(copy_elements(plan)) * static_cast<std::size_t>(batch));
   operand.buffer = operand.copy->buffer();
   KernelLease kernel =
       make_kernel(call, support_program(scalar_size == sizeof(double), tile, pack_kernel_name), tile * tile);
   set_args(kernel, plan.outer, plan.inner, static_cast<int>(plan.outer_contiguous), source, storage.offset, storage.ld,
-           plan.outer_padded, plan.inner_padded, operand.buffer);
+           plan.outer_padded, plan.inner_padded, operand.buffer, storage.stride, copy_elements(plan));
   events.push_back(enqueue(call.queue, kernel,
-                           cl::NDRange(round_up(plan.outer_padded, tile), round_up(plan.inner_padded, tile)),
-                           cl::NDRange(tile, tile), wait));
+                           batch_range(round_up(plan.outer_padded, tile), round_up(plan.inner_padded, tile),
+                                       static_cast<std::size_t>(batch)),
+                           batch_range(tile, tile, 1), wait));
   return operand;
 }
 
@@ -61,18 +73,24 @@ inline cl_uint set_gemm_arguments(KernelLease& kernel, int m, int n, int k, Scal
   return set_args(kernel, m, n, k, alpha, beta, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, c, c_offset, ldc);
 }
 
-inline cl::NDRange range_of(const std::array<std::size_t, 3>& sizes, bool three_dimensions) {
-  return three_dimensions ? cl::NDRange(sizes[0], sizes[1], sizes[2]) : cl::NDRange(sizes[0], sizes[1]);
+// The batch strides an entry point that takes batches ends with (BATCH_PARAMETERS in kernels/common.hpp), from index
+// `first` on, in the units of the operands' offsets.
+inline cl_uint set_batch_arguments(KernelLease& kernel, cl_uint first, const KernelOperand& a, const KernelOperand& b,
+                                   int c_stride) {
+  return set_args_from(kernel, first, a.stride, b.stride, c_stride);
 }
 
-// C = beta * C, for k == 0 or alpha == 0, where A and B are not read (BLAS semantics).
+// C = beta * C (each problem's, in one launch), for k == 0 or alpha == 0, where A and B are not read (BLAS
+// semantics).
 inline cl::Event scale_c(const CallContext& call, const Plan& plan, const GemmProblem& p,
                          const std::vector<cl::Event>& wait) {
   const int tile = plan.support_tile;
   KernelLease kernel = make_kernel(call, support_program(p.is_double(), tile, scale_kernel_name), tile * tile);
-  set_args(kernel, p.shape.m, p.shape.n, p.beta, p.c, p.shape.c.offset, p.shape.c.ld);
-  return enqueue(call.queue, kernel, cl::NDRange(round_up(p.shape.m, tile), round_up(p.shape.n, tile)),
-                 cl::NDRange(tile, tile), wait);
+  set_args(kernel, p.shape.m, p.shape.n, p.beta, p.c, p.shape.c.offset, p.shape.c.ld, plan.c_stride);
+  return enqueue(
+      call.queue, kernel,
+      batch_range(round_up(p.shape.m, tile), round_up(p.shape.n, tile), static_cast<std::size_t>(plan.batch_count)),
+      batch_range(tile, tile, 1), wait);
 }
 
 // The two passes of split-K: partial products of the slices into a pooled workspace, then their sum into C.
@@ -86,7 +104,8 @@ inline cl::Event run_split_k(const CallContext& call, const Plan& plan, const Ge
   KernelLease slices = make_kernel(call, gemm_program(plan.config, is_double, plan.variant), plan.config.threads());
   set_args(slices, plan.corner_m, plan.corner_n, plan.depth, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld,
            workspace.buffer(), slice_stride, ldw, plan.k_per_slice);
-  const cl::Event partial = enqueue(call.queue, slices, range_of(plan.global, true), range_of(plan.local, true), ready);
+  const cl::Event partial = enqueue(call.queue, slices, cl::NDRange(plan.global[0], plan.global[1], plan.global[2]),
+                                    cl::NDRange(plan.local[0], plan.local[1], plan.local[2]), ready);
   const int tile = plan.support_tile;
   KernelLease sum = make_kernel(call, support_program(is_double, tile, sum_slices_kernel_name), tile * tile);
   set_args(sum, plan.corner_m, plan.corner_n, plan.slices, p.alpha, p.beta, workspace.buffer(), slice_stride, ldw, p.c,
@@ -111,13 +130,16 @@ inline cl::Event run_remainder(const CallContext& call, const Plan& plan, const 
 }
 
 // The product the plan describes: packed copies where it says, the kernel on the corner (with the strips in the
-// same launch where fused), split-K's second pass, the remainder kernel. The event completes with all of C.
+// same launch where fused) or on every problem of a batch, split-K's second pass, the remainder kernel. The event
+// completes with all of C.
 inline cl::Event run_product(const CallContext& call, const Plan& plan, const GemmProblem& p,
                              const std::vector<cl::Event>& wait) {
   const GemmShape& s = p.shape;
   std::vector<cl::Event> ready = wait;
-  KernelOperand a = kernel_operand(call, plan.a, p.a, s.a, p.scalar_size(), plan.support_tile, wait, ready);
-  KernelOperand b = kernel_operand(call, plan.b, p.b, s.b, p.scalar_size(), plan.support_tile, wait, ready);
+  KernelOperand a =
+      kernel_operand(call, plan.a, p.a, s.a, p.scalar_size(), plan.support_tile, plan.batch_count, wait, ready);
+  KernelOperand b =
+      kernel_operand(call, plan.b, p.b, s.b, p.scalar_size(), plan.support_tile, plan.batch_count, wait, ready);
   cl::Event done;
   if (plan.config.splits_k) {
     done = run_split_k(call, plan, p, a, b, ready);
@@ -126,12 +148,14 @@ inline cl::Event run_product(const CallContext& call, const Plan& plan, const Ge
         make_kernel(call, gemm_program(plan.config, p.is_double(), plan.variant), plan.config.threads());
     const cl_uint next = set_gemm_arguments(kernel, plan.corner_m, plan.corner_n, plan.depth, p.alpha, p.beta, a, b,
                                             p.c, s.c.offset, s.c.ld);
-    if (plan.strips == StripWork::fused) {  // the whole product, for the work-groups that multiply its strips
+    if (plan.variant.strips) {  // the whole product, for the work-groups that multiply its strips
       set_args_from(kernel, next, s.m, s.n, s.k, (s.trans_a ? 1 : 0) | (s.trans_b ? 2 : 0), p.a, s.a.offset, s.a.ld,
                     p.b, s.b.offset, s.b.ld, static_cast<int>(plan.tile_rows),
                     static_cast<int>(plan.strip_groups.right), static_cast<int>(plan.strip_groups.total()));
+    } else if (plan.config.takes_batches) {
+      set_batch_arguments(kernel, next, a, b, plan.c_stride);
     }
-    done = enqueue(call.queue, kernel, range_of(plan.global, false), range_of(plan.local, false), ready);
+    done = enqueue(call.queue, kernel, range_of(plan.global), range_of(plan.local), ready);
   }
   a.done_after(done);
   b.done_after(done);

@@ -31,12 +31,12 @@ constexpr const KernelDescription* description_of() {
   }
 }
 
-// The plan of a checked product with `config` (null: the default choice) on the call's device.
+// The plan of a checked product (or batch of products) with `config` (null: the default choice) on the call's device.
 inline Plan plan_gemm(const KernelDescription* config, const GemmShape& s, bool alpha_is_zero,
                       const DeviceLimits& device, std::size_t scalar_size, const PlanOptions& options = {}) {
   require_fp64(device, scalar_size);
-  if (s.m == 0 || s.n == 0) return plan_without_product(Work::nothing, device);
-  if (s.k == 0 || alpha_is_zero) return plan_without_product(Work::scale_c, device);
+  if (s.m == 0 || s.n == 0 || s.batch == 0) return plan_without_product(Work::nothing, s, device);
+  if (s.k == 0 || alpha_is_zero) return plan_without_product(Work::scale_c, s, device);
   return config ? plan_product(*config, s, device, scalar_size, options)
                 : plan_default(s, device, scalar_size, options.math);
 }

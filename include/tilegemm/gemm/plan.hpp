@@ -1,12 +1,14 @@
-// gemm/plan: how a product will run, decided before anything runs by pure functions of the problem's shape and a
-// description of the device: the configuration, the corner and strips, the edge mode, the packing of each operand,
-// split-K and the launch sizes. The executor (executor.hpp) only carries a Plan out; tests assert plans directly.
+// gemm/plan: how a product (or a batch of them) will run, decided before anything runs by pure functions of the
+// problem's shape and a description of the device: the configuration, the corner and strips, the edge mode, the
+// packing of each operand, split-K, the batch and the launch sizes. The executor (executor.hpp) only carries a Plan
+// out; tests assert plans directly.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <climits>
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -34,7 +36,8 @@ enum class StripWork {
 };
 
 // How the kernel reads one operand: in place (the caller's buffer) or through a copy that the pack kernel makes,
-// outer-contiguous and zero-padded to whole tiles. `offset` and `ld` are what the kernel is given, in units of
+// outer-contiguous and zero-padded to whole tiles. `offset`, `ld` and `stride` (from one problem of a batch to the
+// next; the copies of a batch lie one after the other in one buffer) are what the kernel is given, in units of
 // `unit` elements (its vector width, or 1).
 struct OperandPlan {
   bool packed = false;
@@ -42,6 +45,7 @@ struct OperandPlan {
   int unit = 1;
   int offset = 0;
   int ld = 1;
+  int stride = 0;
   // For a packed copy: the operand as the pack kernel reads it (outer x inner, contiguous along outer or not) and
   // the copy's padded size.
   int outer = 0;
@@ -64,6 +68,8 @@ struct Plan {
   int depth = 0;   // K as the kernel reads it: whole tiles of it where it does not check edges
   int slices = 1;  // split-K: slices of K multiplied in parallel, k_per_slice deep each, summed after
   int k_per_slice = 0;
+  int batch_count = 1;  // problems of one shape, in launch dimension 2 of every kernel (global[2] of the product's)
+  int c_stride = 0;     // from one problem's C to the next one's, in elements
   std::array<std::size_t, 3> global{{1, 1, 1}};  // the product kernel's launch
   std::array<std::size_t, 3> local{{1, 1, 1}};
   std::size_t tile_rows = 0;     // fused strips: rows of tile work-groups (dimension 1) before the strips' rows
@@ -125,49 +131,72 @@ inline OperandPlan in_place(const Storage& s, bool outer_contiguous, int unit) {
   plan.unit = unit;
   plan.offset = s.offset / unit;
   plan.ld = s.ld / unit;
+  plan.stride = s.stride / unit;
   return plan;
 }
 
-// A copy made by the pack kernel: outer-contiguous, zero-padded to whole outer_tile x inner_tile tiles.
-inline OperandPlan packed_copy(int outer, int inner, bool outer_contiguous, int outer_tile, int inner_tile, int unit) {
-  const long long outer_padded = static_cast<long long>(round_up(outer, outer_tile));
-  const long long inner_padded = static_cast<long long>(round_up(inner, inner_tile));
-  require(outer_padded * inner_padded <= INT_MAX,
-          "an operand padded to whole tiles would exceed 2^31 - 1 elements; use a smaller problem.");
+// The elements of the copies the pack kernel makes of an outer x inner operand for each of `batch` problems, each
+// zero-padded to whole outer_tile x inner_tile tiles; more than index_limit (past the kernels' 32-bit indices) is
+// reported as index_limit + 1, so that nothing here overflows.
+inline long long packed_elements(int outer, int inner, int outer_tile, int inner_tile, int batch) {
+  const unsigned long long one = static_cast<unsigned long long>(round_up(outer, outer_tile)) *
+                                 static_cast<unsigned long long>(round_up(inner, inner_tile));  // below 2^63
+  if (one > static_cast<unsigned long long>(index_limit)) return index_limit + 1;
+  const unsigned long long all = one * static_cast<unsigned long long>(std::max(batch, 1));  // below 2^62
+  return all > static_cast<unsigned long long>(index_limit) ? index_limit + 1 : static_cast<long long>(all);
+}
+
+// Copies made by the pack kernel, one per problem of a batch, one after the other in one buffer: outer-contiguous,
+// zero-padded to whole outer_tile x inner_tile tiles.
+inline OperandPlan packed_copy(int outer, int inner, bool outer_contiguous, int outer_tile, int inner_tile, int unit,
+                               int batch) {
+  require(packed_elements(outer, inner, outer_tile, inner_tile, batch) <= index_limit,
+          batch > 1 ? "the zero-padded copies of an operand of the batch would exceed 2^31 - 1 elements together; "
+                      "multiply the batch in parts."
+                    : "an operand padded to whole tiles would exceed 2^31 - 1 elements; use a smaller problem.");
+  const int outer_padded = static_cast<int>(round_up(outer, outer_tile));
+  const int inner_padded = static_cast<int>(round_up(inner, inner_tile));
   OperandPlan plan;
   plan.packed = true;
   plan.unit = unit;
-  plan.ld = static_cast<int>(outer_padded) / unit;
+  plan.ld = outer_padded / unit;
+  plan.stride = outer_padded * inner_padded / unit;
   plan.outer = outer;
   plan.inner = inner;
   plan.outer_contiguous = outer_contiguous;
-  plan.outer_padded = static_cast<int>(outer_padded);
-  plan.inner_padded = static_cast<int>(inner_padded);
+  plan.outer_padded = outer_padded;
+  plan.inner_padded = inner_padded;
   return plan;
 }
 
-// The bytes of a packed copy.
-inline unsigned long long copy_bytes(const OperandPlan& plan, std::size_t scalar_size) {
-  return static_cast<unsigned long long>(plan.outer_padded) * static_cast<unsigned long long>(plan.inner_padded) *
+// The elements of one problem's packed copy, and the bytes of the copies of a whole batch (one buffer).
+inline int copy_elements(const OperandPlan& plan) { return plan.outer_padded * plan.inner_padded; }
+inline unsigned long long copy_bytes(const OperandPlan& plan, std::size_t scalar_size, int batch) {
+  return static_cast<unsigned long long>(copy_elements(plan)) * static_cast<unsigned long long>(std::max(batch, 1)) *
          scalar_size;
 }
 
 // Whether every index the kernels that read either layout work out for an operand read in place fits in their 32-bit
-// ints: they address whole slices of K (up to the tile past the operand's last k) and rows up to the last.
-inline bool in_place_indices_fit(const Storage& s, int outer, int inner, bool outer_contiguous, int inner_tile) {
+// ints: they address whole slices of K (up to the tile past the operand's last k) and rows up to the last, of the
+// last problem of a batch.
+inline bool in_place_indices_fit(const Storage& s, int outer, int inner, bool outer_contiguous, int inner_tile,
+                                 int batch) {
   const long long k_last = static_cast<long long>(round_up(inner, inner_tile)) - 1;
-  const long long last = outer_contiguous ? s.offset + k_last * s.ld + (outer - 1)
-                                          : s.offset + static_cast<long long>(outer - 1) * s.ld + k_last;
+  const long long first = s.offset + static_cast<long long>(std::max(batch, 1) - 1) * s.stride;  // below 2^62
+  const long long last = outer_contiguous ? first + k_last * s.ld + (outer - 1)
+                                          : first + static_cast<long long>(outer - 1) * s.ld + k_last;
   return last <= index_limit;
 }
 
-// Whether an operand (outer x inner as the kernel sees it) fills whole tiles at whole vectors of offset and leading
-// dimension, and whether its contiguous extent, offset and leading dimension are whole vectors.
+// Whether an operand (outer x inner as the kernel sees it) fills whole tiles at whole vectors of offset, leading
+// dimension and batch stride, and whether its contiguous extent, offset, leading dimension and stride are whole
+// vectors.
 inline bool fills_whole_tiles(const Storage& s, int outer, int inner, int outer_tile, int inner_tile, int vw) {
-  return outer % outer_tile == 0 && inner % inner_tile == 0 && s.offset % vw == 0 && s.ld % vw == 0;
+  return outer % outer_tile == 0 && inner % inner_tile == 0 && s.offset % vw == 0 && s.ld % vw == 0 &&
+         s.stride % vw == 0;
 }
 inline bool whole_vectors(const Storage& s, int outer, int inner, bool outer_contiguous, int vw) {
-  return s.offset % vw == 0 && s.ld % vw == 0 && (outer_contiguous ? outer : inner) % vw == 0;
+  return s.offset % vw == 0 && s.ld % vw == 0 && s.stride % vw == 0 && (outer_contiguous ? outer : inner) % vw == 0;
 }
 
 // The families that read packed operands: in place where the caller's operand is outer-contiguous and fills whole
@@ -178,13 +207,13 @@ inline void plan_packed_operands(Plan& plan, const GemmShape& s, const DeviceLim
   const bool b_outer = s.trans_b;
   plan.a = a_outer && fills_whole_tiles(s.a, s.m, s.k, t.tsm, t.tsk, t.vw)
                ? in_place(s.a, true, t.vw)
-               : packed_copy(s.m, s.k, a_outer, t.tsm, t.tsk, t.vw);
+               : packed_copy(s.m, s.k, a_outer, t.tsm, t.tsk, t.vw, s.batch);
   plan.b = b_outer && fills_whole_tiles(s.b, s.n, s.k, t.tsn, t.tsk, t.vw)
                ? in_place(s.b, true, t.vw)
-               : packed_copy(s.n, s.k, b_outer, t.tsn, t.tsk, t.vw);
+               : packed_copy(s.n, s.k, b_outer, t.tsn, t.tsk, t.vw, s.batch);
   for (const auto& [name, operand] : {std::pair{"A", &plan.a}, std::pair{"B", &plan.b}}) {
     if (!operand->packed) continue;
-    require_allocation(device, copy_bytes(*operand, scalar_size),
+    require_allocation(device, copy_bytes(*operand, scalar_size, s.batch),
                        std::string("the zero-padded copy of ") + name + " that " + plan.config.name() + " reads",
                        "A prefetch configuration or AutoConfig reads such operands in place.");
   }
@@ -193,15 +222,15 @@ inline void plan_packed_operands(Plan& plan, const GemmShape& s, const DeviceLim
 
 // The families that read either layout (prefetch, split-K): each operand in place or packed, and the edge mode to
 // match (see operand_policy.hpp and kernels/prefetch.hpp). Operands whose indices would not fit the kernel's ints
-// in place are packed; copies larger than the device's largest buffer are not made: such operands are read in place
-// an element at a time.
+// in place are packed; copies larger than the device's largest buffer, or than the kernels' indices reach (a large
+// batch of them), are not made: such operands are read in place an element at a time.
 inline void plan_either_layout_operands(Plan& plan, const GemmShape& s, EdgePolicy policy, const DeviceLimits& device,
                                         std::size_t scalar_size) {
   const TileShape& t = plan.config.tile;
   const bool a_outer = !s.trans_a;
   const bool b_outer = s.trans_b;
-  const bool a_fits = in_place_indices_fit(s.a, s.m, s.k, a_outer, t.tsk);
-  const bool b_fits = in_place_indices_fit(s.b, s.n, s.k, b_outer, t.tsk);
+  const bool a_fits = in_place_indices_fit(s.a, s.m, s.k, a_outer, t.tsk, s.batch);
+  const bool b_fits = in_place_indices_fit(s.b, s.n, s.k, b_outer, t.tsk, s.batch);
   const bool a_whole = fills_whole_tiles(s.a, s.m, s.k, t.tsm, t.tsk, t.vw);
   const bool b_whole = fills_whole_tiles(s.b, s.n, s.k, t.tsn, t.tsk, t.vw);
   const bool a_vectors = whole_vectors(s.a, s.m, s.k, a_outer, t.vw);
@@ -218,16 +247,19 @@ inline void plan_either_layout_operands(Plan& plan, const GemmShape& s, EdgePoli
         a_fits && (a_whole || (vectors_ok && a_vectors)) && (a_outer || s.n < pack_k_contiguous_from);
     const bool b_in_place =
         b_fits && (b_whole || (vectors_ok && b_vectors)) && (b_outer || s.m < pack_k_contiguous_from);
-    plan.a = a_in_place ? in_place(s.a, a_outer, t.vw) : packed_copy(s.m, s.k, a_outer, t.tsm, t.tsk, t.vw);
-    plan.b = b_in_place ? in_place(s.b, b_outer, t.vw) : packed_copy(s.n, s.k, b_outer, t.tsn, t.tsk, t.vw);
-    const bool copy_too_large = (plan.a.packed && copy_bytes(plan.a, scalar_size) > device.max_alloc_bytes) ||
-                                (plan.b.packed && copy_bytes(plan.b, scalar_size) > device.max_alloc_bytes);
-    if (copy_too_large && a_fits && b_fits) {
+    const auto copy_too_large = [&](int outer, int outer_tile) {
+      const long long copies = packed_elements(outer, s.k, outer_tile, t.tsk, s.batch);
+      return copies > index_limit || static_cast<unsigned long long>(copies) * scalar_size > device.max_alloc_bytes;
+    };
+    if (((!a_in_place && copy_too_large(s.m, t.tsm)) || (!b_in_place && copy_too_large(s.n, t.tsn))) && a_fits &&
+        b_fits) {
       elements = true;
     } else {
+      plan.a = a_in_place ? in_place(s.a, a_outer, t.vw) : packed_copy(s.m, s.k, a_outer, t.tsm, t.tsk, t.vw, s.batch);
+      plan.b = b_in_place ? in_place(s.b, b_outer, t.vw) : packed_copy(s.n, s.k, b_outer, t.tsn, t.tsk, t.vw, s.batch);
       for (const auto& [name, operand] : {std::pair{"A", &plan.a}, std::pair{"B", &plan.b}}) {
         if (!operand->packed) continue;
-        require_allocation(device, copy_bytes(*operand, scalar_size),
+        require_allocation(device, copy_bytes(*operand, scalar_size, s.batch),
                            std::string("the zero-padded copy of ") + name + " that " + plan.config.name() + " reads",
                            "Its offset and leading dimension are too large for the kernels' 32-bit indices in place.");
       }
@@ -280,7 +312,22 @@ inline bool strips_run_on(const KernelDescription& config, const DeviceLimits& d
                          static_cast<std::size_t>(strip_stage) * scalar_size);
 }
 
-// The plan of a product with one configuration. Throws tilegemm::Error when the device cannot run it.
+// A batch of more than one problem runs in launch dimension 2 of the product's entry point, which split-K's takes
+// for its slices; and it is tiled whole, since the strip code multiplies the strips of one product only.
+inline void check_batch_fits(const KernelDescription& config, const GemmShape& s, const PlanOptions& options) {
+  if (s.batch <= 1) return;
+  if (!config.takes_batches) {
+    throw std::invalid_argument("tilegemm: " + config.name() +
+                                " cannot multiply a batch: its launch dimension 2 holds its slices of K. Choose a "
+                                "configuration of another family, or AutoConfig.");
+  }
+  if ((options.corner_m >= 0 && options.corner_m < s.m) || (options.corner_n >= 0 && options.corner_n < s.n)) {
+    throw std::invalid_argument("tilegemm: a batch is tiled whole; a corner with strips is for single products.");
+  }
+}
+
+// The plan of a product, or of a batch of products of one shape, with one configuration. Throws tilegemm::Error when
+// the device cannot run it.
 inline Plan plan_product(const KernelDescription& config, const GemmShape& s, const DeviceLimits& device,
                          std::size_t scalar_size, const PlanOptions& options = {}) {
   const MmaKind mma =
@@ -288,11 +335,14 @@ inline Plan plan_product(const KernelDescription& config, const GemmShape& s, co
   check_work_group(
       device, [&] { return config.name(); }, config.threads_m, config.threads_n,
       config.local_memory_elements * scalar_size);
+  check_batch_fits(config, s, options);
   Plan plan;
   plan.work = Work::product;
   plan.config = config;
   plan.variant.mma = mma;
   plan.support_tile = support_tile_for(device);
+  plan.batch_count = s.batch;
+  plan.c_stride = s.c.stride;
   plan.corner_m = options.corner_m < 0 ? s.m : options.corner_m;
   plan.corner_n = options.corner_n < 0 ? s.n : options.corner_n;
   if (plan.corner_m < s.m || plan.corner_n < s.n) {
@@ -310,7 +360,8 @@ inline Plan plan_product(const KernelDescription& config, const GemmShape& s, co
   corner.m = plan.corner_m;
   corner.n = plan.corner_n;
   const TileShape& t = config.tile;
-  plan.global = {round_up(corner.m, t.tsm) / t.wptm, round_up(corner.n, t.tsn) / t.wptn, 1};
+  plan.global = {round_up(corner.m, t.tsm) / t.wptm, round_up(corner.n, t.tsn) / t.wptn,
+                 static_cast<std::size_t>(s.batch)};
   plan.local = {static_cast<std::size_t>(config.threads_m), static_cast<std::size_t>(config.threads_n), 1};
   switch (config.access) {
     case OperandAccess::caller_layout:
@@ -337,11 +388,13 @@ inline Plan plan_product(const KernelDescription& config, const GemmShape& s, co
   return plan;
 }
 
-// A plan that does no product: an empty C, or C = beta * C.
-inline Plan plan_without_product(Work work, const DeviceLimits& device) {
+// A plan that does no product: an empty C (or batch), or C = beta * C for each problem of the batch.
+inline Plan plan_without_product(Work work, const GemmShape& s, const DeviceLimits& device) {
   Plan plan;
   plan.work = work;
   plan.support_tile = support_tile_for(device);
+  plan.batch_count = s.batch;
+  plan.c_stride = s.c.stride;
   return plan;
 }
 

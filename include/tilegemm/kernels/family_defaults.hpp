@@ -11,10 +11,12 @@
 namespace tilegemm::detail {
 
 // A family's FamilyTraits derives from this and sets the rest (name, access, rules_hold, local_memory_elements,
-// product): no split-K, no tensor cores, no pipeline stages, no preamble lines of its own, no shared code before its
-// entry point, no entry point that also multiplies strips.
+// product): no split-K, an entry point that takes batches (it ends with BATCH_PARAMETERS, kernels/common.hpp), no
+// tensor cores, no pipeline stages, no preamble lines of its own, no shared code before its entry point, no entry
+// point that also multiplies strips.
 struct FamilyDefaults {
   static constexpr bool splits_k = false;
+  static constexpr bool takes_batches = true;
   static constexpr bool uses_tensor_cores = false;  // runs only where the planner finds tensor cores (Variant::mma)
   template <int Stages>
   static constexpr bool stages_hold() {

@@ -22,6 +22,7 @@ struct KernelDescription {
   Family family = Family::naive;
   OperandAccess access = OperandAccess::caller_layout;
   bool splits_k = false;
+  bool takes_batches = false;      // its product entry point runs a batch of problems in launch dimension 2
   bool uses_tensor_cores = false;  // runs only where the planner finds tensor cores, with the MmaKind it picks
   bool fuses_strips = false;       // has an entry point whose extra work-groups multiply the strips outside a corner
   TileShape tile{};
@@ -43,6 +44,7 @@ inline constexpr KernelDescription describe = {
     Config::family,
     FamilyTraits<Config::family>::access,
     FamilyTraits<Config::family>::splits_k,
+    FamilyTraits<Config::family>::takes_batches,
     FamilyTraits<Config::family>::uses_tensor_cores,
     FamilyTraits<Config::family>::product_and_strips.name != nullptr&& fused_strips_fit(Config::threads),
     Config::shape,
@@ -72,7 +74,7 @@ inline ProgramText remainder_program(bool is_double, bool trans_a, bool trans_b)
 
 // The support program (kernels/support.hpp) with tile x tile work-groups; kernel_name picks one of its kernels.
 inline ProgramText support_program(bool is_double, int tile, const char* kernel_name) {
-  return program_text(kernel_name, {scalar_piece(is_double, 1), support_defines(tile), support_code});
+  return program_text(kernel_name, {scalar_piece(is_double, 1), support_defines(tile), common, support_code});
 }
 
 }  // namespace tilegemm::detail

@@ -15,14 +15,14 @@ inline constexpr char local_tiles_source[] = R"CLC(
 // TSM == TSN == TSK (the tile side); a work-group is TSM x (TSN / WPTN) work-items and each work-item computes
 // WPTN elements of one row of the tile, spaced THREADS_N columns apart so that neighbours read neighbours.
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
-void gemm_local_tiles(GEMM_PARAMETERS(real)) {
+void gemm_local_tiles(GEMM_PARAMETERS(real), BATCH_PARAMETERS) {
   const int tm = get_local_id(0);
   const int tn = get_local_id(1);
   const int m = TSM * get_group_id(0) + tm;
   const int n0 = TSN * get_group_id(1) + tn;
-  A += a_offset;
-  B += b_offset;
-  C += c_offset;
+  A += IN_BATCH(a_offset, a_stride);
+  B += IN_BATCH(b_offset, b_stride);
+  C += IN_BATCH(c_offset, c_stride);
 
   __local real Asub[TSK][TSM];  // Asub[k][m]
   __local real Bsub[TSN][TSK];  // Bsub[n][k]

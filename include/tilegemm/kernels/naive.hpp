@@ -13,13 +13,13 @@ namespace detail {
 
 inline constexpr char naive_source[] = R"CLC(
 __kernel __attribute__((reqd_work_group_size(TSM, TSN, 1)))
-void gemm_naive(GEMM_PARAMETERS(real)) {
+void gemm_naive(GEMM_PARAMETERS(real), BATCH_PARAMETERS) {
   const int m = get_global_id(0);
   const int n = get_global_id(1);
   if (m >= M || n >= N) return;  // the range is rounded up to whole work-groups
-  A += a_offset;
-  B += b_offset;
-  C += c_offset;
+  A += IN_BATCH(a_offset, a_stride);
+  B += IN_BATCH(b_offset, b_stride);
+  C += IN_BATCH(c_offset, c_stride);
   real acc = 0;
   for (int k = 0; k < K; ++k) acc += A_AT(m, k) * B_AT(k, n);
   STORE_C(m, n, acc);

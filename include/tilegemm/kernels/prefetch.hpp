@@ -248,14 +248,15 @@ inline void store_block(real acc[WPTM][WPTN], const int M, const int N, const re
 inline constexpr TextPiece prefetch_helpers = piece(prefetch_helpers_source);
 
 inline constexpr char prefetch_product_source[] = R"CLC(
-// C = alpha * op(A) * op(B) + beta * C, a TSM x TSN tile of it per work-group.
+// C = alpha * op(A) * op(B) + beta * C, a TSM x TSN tile of it per work-group, for each problem of a batch.
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
-void gemm_prefetch(GEMM_PARAMETERS(realV)) {
+void gemm_prefetch(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   __local realV a_tiles[2][TSK * ROW_A];  // two buffers: one multiplied while the other is filled
   __local realV b_tiles[2][TSK * ROW_B];
   real acc[WPTM][WPTN];
-  multiply_tile(acc, M, N, K, 0, K, A, a_offset, lda, B, b_offset, ldb, a_tiles, b_tiles);
-  store_block(acc, M, N, alpha, beta, C + c_offset, ldc, false);
+  multiply_tile(acc, M, N, K, 0, K, A, IN_BATCH(a_offset, a_stride), lda, B, IN_BATCH(b_offset, b_stride), ldb,
+                a_tiles, b_tiles);
+  store_block(acc, M, N, alpha, beta, C + IN_BATCH(c_offset, c_stride), ldc, false);
 }
 )CLC";
 
@@ -263,7 +264,7 @@ inline constexpr char prefetch_product_and_strips_source[] = R"CLC(
 // The same on the M x N corner of a larger M_all x N_all product (K_all deep, A_all and B_all as the caller stores
 // them; transposes: bit 0 for A, bit 1 for B). The work-groups past the tiles' rows of them (tile_rows in dimension
 // 1) multiply its strips outside the corner (multiply_strips): they share the launch, and the units the tiles leave
-// idle, rather than take a launch of their own.
+// idle, rather than take a launch of their own. One product only, not a batch.
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
 void gemm_prefetch_strips(GEMM_PARAMETERS(realV), const int M_all, const int N_all, const int K_all,
                           const int transposes, __global const real* restrict A_all, const int a_offset_all,

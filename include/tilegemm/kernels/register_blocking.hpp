@@ -16,15 +16,15 @@ inline constexpr char register_blocking_source[] = R"CLC(
 // Work-item (tm, tn) computes rows tm + i * THREADS_M and columns tn + j * THREADS_N of the tile, so that
 // neighbouring work-items read neighbouring words of local memory and write neighbouring elements of C.
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
-void gemm_register_blocking(GEMM_PARAMETERS(realV)) {
+void gemm_register_blocking(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   const int tm = get_local_id(0);
   const int tn = get_local_id(1);
   const int tid = tn * THREADS_M + tm;
   const int tile_m = TSM * get_group_id(0);
   const int tile_n = TSN * get_group_id(1);
-  A += a_offset + tile_m / VW;
-  B += b_offset + tile_n / VW;
-  C += c_offset;
+  A += IN_BATCH(a_offset, a_stride) + tile_m / VW;
+  B += IN_BATCH(b_offset, b_stride) + tile_n / VW;
+  C += IN_BATCH(c_offset, c_stride);
 
   __local real Asub[TSK][TSM];  // Asub[k][m]
   __local real Bsub[TSK][TSN];  // Bsub[k][n]

@@ -34,6 +34,7 @@ struct FamilyTraits<Family::split_k> : FamilyDefaults {
   static constexpr char name[] = "split_k";
   static constexpr OperandAccess access = OperandAccess::either_layout;
   static constexpr bool splits_k = true;
+  static constexpr bool takes_batches = false;  // launch dimension 2 holds its slices of K
 
   template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
   static constexpr bool rules_hold() {

@@ -1,5 +1,5 @@
 // kernels/support: the helper kernels around a product: packing operands into padded tiles, split-K's sum of its
-// slices, and C = beta * C.
+// slices, and C = beta * C; packing and scaling take batches as the GEMM kernels do (IN_BATCH, kernels/common.hpp).
 #pragma once
 
 #include <array>
@@ -31,17 +31,20 @@ inline constexpr char support_source[] = R"CLC(
 // Copies an operand into the layout the packed kernels read: dst[i * outer_padded + o] for the outer index o
 // (m of A, n of B) and the inner index i (k), zero outside the outer x inner operand. The source is read
 // column-major with leading dimension ld, contiguous along o when outer_contiguous is set and along i otherwise;
-// a tile in local memory keeps both the reads and the writes coalesced.
+// a tile in local memory keeps both the reads and the writes coalesced. Each problem of a batch (launch dimension
+// 2) is src_stride elements past the one before in src and dst_stride in dst.
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
 void pack_operand(const int outer, const int inner, const int outer_contiguous,
                   __global const real* restrict src, const int src_offset, const int ld,
-                  const int outer_padded, const int inner_padded, __global real* restrict dst) {
+                  const int outer_padded, const int inner_padded, __global real* restrict dst,
+                  const int src_stride, const int dst_stride) {
   __local real tile[PACK_TILE][PACK_TILE + 1];  // tile[i - i0][o - o0]; the +1 avoids bank conflicts
   const int x = get_local_id(0);
   const int y = get_local_id(1);
   const int o0 = get_group_id(0) * PACK_TILE;
   const int i0 = get_group_id(1) * PACK_TILE;
-  src += src_offset;
+  src += IN_BATCH(src_offset, src_stride);
+  dst += IN_BATCH(0, dst_stride);
   if (outer_contiguous) {
     const int o = o0 + x, i = i0 + y;
     tile[y][x] = (o < outer && i < inner) ? src[o + i * ld] : (real)0;
@@ -71,13 +74,15 @@ void sum_slices(const int M, const int N, const int slices, const real alpha, co
   }
 }
 
-// C = beta * C for the M x N matrix C; C is not read when beta is zero.
+// C = beta * C for the M x N matrix C, of each problem of a batch (c_stride elements apart); C is not read when
+// beta is zero.
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
-void scale_c(const int M, const int N, const real beta, __global real* C, const int c_offset, const int ldc) {
+void scale_c(const int M, const int N, const real beta, __global real* C, const int c_offset, const int ldc,
+             const int c_stride) {
   const int m = get_global_id(0);
   const int n = get_global_id(1);
   if (m < M && n < N) {
-    C += c_offset;
+    C += IN_BATCH(c_offset, c_stride);
     C[m + n * ldc] = beta == (real)0 ? (real)0 : beta * C[m + n * ldc];
   }
 }

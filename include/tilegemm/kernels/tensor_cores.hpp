@@ -218,7 +218,7 @@ inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS
 
 // C = alpha * op(A) * op(B) + beta * C, a TSM x TSN tile of it per work-group.
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
-void gemm_tensor_cores(GEMM_PARAMETERS(realV)) {
+void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   __local real slices[LOCAL_ELEMENTS] __attribute__((aligned(16)));  // STAGES slices of A and B
   const int tid = get_local_id(1) * THREADS_M + get_local_id(0);
   const int warp = tid / 32;
@@ -228,8 +228,8 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV)) {
   const int warp_n = warp / WARPS_M * WN;
   const int tile_m = TSM * get_group_id(0);
   const int tile_n = TSN * get_group_id(1);
-  __global const real* a = (__global const real*)(A + a_offset) + tile_m;
-  __global const real* b = (__global const real*)(B + b_offset) + tile_n;
+  __global const real* a = (__global const real*)(A + IN_BATCH(a_offset, a_stride)) + tile_m;
+  __global const real* b = (__global const real*)(B + IN_BATCH(b_offset, b_stride)) + tile_n;
   const int a_lane = warp_m + g;  // the lane's first element of a slice's A and B tiles
   const int b_lane = TSK * ROW_A + warp_n + g;
   real acc[TILES_M][TILES_N][4];
@@ -274,7 +274,7 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV)) {
     end_copy_group();
   }
 
-  C += c_offset;
+  C += IN_BATCH(c_offset, c_stride);
 #pragma unroll
   for (int i = 0; i < TILES_M; ++i)
 #pragma unroll

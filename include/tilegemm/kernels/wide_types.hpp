@@ -16,15 +16,15 @@ inline constexpr char wide_types_source[] = R"CLC(
 // Each work-item holds a vector of VW consecutive rows of one column of C and updates it with one vector
 // multiply-add per step of k.
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
-void gemm_wide_types(GEMM_PARAMETERS(realV)) {
+void gemm_wide_types(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   const int tm = get_local_id(0);
   const int tn = get_local_id(1);
   const int tid = tn * THREADS_M + tm;
   const int tile_m = TSM * get_group_id(0);
   const int tile_n = TSN * get_group_id(1);
-  A += a_offset + tile_m / VW;
-  B += b_offset + tile_n / VW;
-  C += c_offset;
+  A += IN_BATCH(a_offset, a_stride) + tile_m / VW;
+  B += IN_BATCH(b_offset, b_stride) + tile_n / VW;
+  C += IN_BATCH(c_offset, c_stride);
 
   __local realV Asub[TSK][TSM / VW];  // Asub[k][m / VW]
   __local real Bsub[TSK][TSN];        // Bsub[k][n]

@@ -1,0 +1,143 @@
+// eigen/gpu_gemm_batched: gpu_gemm_batched on std::vectors of Eigen matrices: a batch of products of one shape,
+// each operand's matrices packed into one device buffer (one upload each), one launch for the batch, one download.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstddef>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "../config/scalar.hpp"
+#include "../gemm/batched_arguments.hpp"
+#include "../gemm/gemm.hpp"
+#include "../runtime/call_context.hpp"
+#include "../runtime/error.hpp"
+#include "../runtime/opencl.hpp"
+#include "../runtime/queue.hpp"
+#include "../runtime/scratch_pool.hpp"
+#include "batch_staging.hpp"
+#include "gpu_gemm.hpp"
+#include "shapes.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+template <class T>
+inline constexpr bool is_eigen_matrix_v = std::is_base_of_v<Eigen::MatrixBase<T>, T>;
+
+inline constexpr char gpu_gemm_batched_name[] = "tilegemm::gpu_gemm_batched";
+
+// Writes a host matrix's values into a new pooled device buffer (blocking) and returns it.
+template <class Scalar>
+std::unique_ptr<ScratchBuffer> upload(const CallContext& call, const HostMatrix<Scalar>& host) {
+  auto buffer = std::make_unique<ScratchBuffer>(call, sizeof(Scalar) * static_cast<std::size_t>(host.size()));
+  check(call.queue.enqueueWriteBuffer(buffer->buffer(), CL_TRUE, 0, sizeof(Scalar) * host.size(), host.data()),
+        "clEnqueueWriteBuffer");
+  return buffer;
+}
+
+// c[p] = alpha * a[p] * b[p] + beta * c[p] for every p, with `config` (null: the default choice): the operands side
+// by side in one device buffer each (C uploaded only when beta is not zero), one batched product, C read back.
+template <class Scalar, class MatrixA, class MatrixB, class MatrixC>
+void multiply_batch(const cl::CommandQueue& queue, const KernelDescription* config, const std::vector<MatrixA>& a,
+                    const std::vector<MatrixB>& b, std::vector<MatrixC>& c, Scalar alpha, Scalar beta) {
+  check_batch_shapes(a, b, &c);
+  if (a.empty()) return;
+  const Eigen::Index count = static_cast<Eigen::Index>(a.size());
+  const Eigen::Index m = a[0].rows(), k = a[0].cols(), n = b[0].cols();
+  if (m == 0 || n == 0) return;
+  if (k == 0 || alpha == Scalar(0)) {  // C = beta * C, without reading C when beta is zero
+    for (MatrixC& x : c) {
+      if (beta == Scalar(0)) {
+        x.setZero();
+      } else {
+        x *= beta;
+      }
+    }
+    return;
+  }
+  const CallContext call = CallContext::of(queue);
+  require_batch_copy_fits(gpu_gemm_batched_name, call.limits, "A", count, m, k, sizeof(Scalar));
+  require_batch_copy_fits(gpu_gemm_batched_name, call.limits, "B", count, k, n, sizeof(Scalar));
+  require_batch_copy_fits(gpu_gemm_batched_name, call.limits, "C", count, m, n, sizeof(Scalar));
+  const auto device_a = upload(call, side_by_side<Scalar>(a, m, k));
+  const auto device_b = upload(call, side_by_side<Scalar>(b, k, n));
+  HostMatrix<Scalar> host_c(m, n * count);
+  std::unique_ptr<ScratchBuffer> device_c;
+  if (beta != Scalar(0)) {
+    host_c = side_by_side<Scalar>(c, m, n);
+    device_c = upload(call, host_c);
+  } else {  // C is not read
+    device_c = std::make_unique<ScratchBuffer>(call, sizeof(Scalar) * static_cast<std::size_t>(host_c.size()));
+  }
+  const GemmProblem p = naming(gpu_gemm_batched_name, [&] {
+    return check_batched_arguments<Scalar>(call.context, Transpose::no, Transpose::no, m, n, k, alpha,
+                                           device_a->buffer(), 0, m, m * k, device_b->buffer(), 0, k, k * n, beta,
+                                           device_c->buffer(), 0, m, m * n, count);
+  });
+  const std::vector<cl::Event> done = {run_gemm(call, config, p, {})};
+  check(queue.enqueueReadBuffer(device_c->buffer(), CL_TRUE, 0, sizeof(Scalar) * host_c.size(), host_c.data(), &done),
+        "clEnqueueReadBuffer");  // blocking: every command of this call has finished
+  for (ScratchBuffer* used : {device_a.get(), device_b.get(), device_c.get()}) used->give_back_after(cl::Event());
+  scatter_side_by_side(host_c, c);
+}
+
+template <class MatrixA, class MatrixB, class MatrixC>
+void check_batch_types() {
+  using Scalar = typename MatrixA::Scalar;
+  require_supported_scalar<Scalar>();
+  static_assert(std::is_same_v<Scalar, typename MatrixB::Scalar> && std::is_same_v<Scalar, typename MatrixC::Scalar>,
+                "tilegemm::gpu_gemm_batched: A, B and C must have the same scalar type; cast one with .cast<T>().");
+  static_assert((Eigen::internal::traits<MatrixC>::Flags & Eigen::LvalueBit) != 0,
+                "tilegemm::gpu_gemm_batched: C must be writable (Matrix objects, or Maps of non-const data).");
+}
+
+}  // namespace detail
+
+// c[p] = alpha * a[p] * b[p] + beta * c[p] for every p, on the device of `queue`, in one launch: a batch of products
+// of one shape (every a[p] of one shape, every b[p] of one, c[p] of the product's). The vectors must be of one
+// length; an empty batch does nothing. The matrices are any dense Eigen matrices or Maps (expressions are evaluated
+// as they are packed); each operand's matrices go to the device in one upload (C's only when beta is not zero, since
+// C is then not read), the results come back in one download. Unequal shapes or lengths throw std::invalid_argument.
+template <class Config = AutoConfig, class MatrixA, class MatrixB, class MatrixC,
+          std::enable_if_t<detail::is_eigen_matrix_v<MatrixA> && detail::is_eigen_matrix_v<MatrixB> &&
+                               detail::is_eigen_matrix_v<MatrixC>,
+                           int> = 0>
+void gpu_gemm_batched(const cl::CommandQueue& queue, const std::vector<MatrixA>& a, const std::vector<MatrixB>& b,
+                      std::vector<MatrixC>& c, typename MatrixA::Scalar alpha, typename MatrixA::Scalar beta) {
+  detail::check_batch_types<MatrixA, MatrixB, MatrixC>();
+  detail::translate_cl_errors(
+      [&] { detail::multiply_batch(queue, detail::description_of<Config>(), a, b, c, alpha, beta); });
+}
+template <class Config = AutoConfig, class MatrixA, class MatrixB, class MatrixC,
+          std::enable_if_t<detail::is_eigen_matrix_v<MatrixA> && detail::is_eigen_matrix_v<MatrixB> &&
+                               detail::is_eigen_matrix_v<MatrixC>,
+                           int> = 0>
+void gpu_gemm_batched(const std::vector<MatrixA>& a, const std::vector<MatrixB>& b, std::vector<MatrixC>& c,
+                      typename MatrixA::Scalar alpha, typename MatrixA::Scalar beta) {
+  gpu_gemm_batched<Config>(default_queue(), a, b, c, alpha, beta);
+}
+
+// The products a[p] * b[p] as new column-major matrices, computed as one batch on the device of `queue` (as above);
+// an empty batch gives an empty vector.
+template <class Config = AutoConfig, class MatrixA, class MatrixB,
+          std::enable_if_t<detail::is_eigen_matrix_v<MatrixA> && detail::is_eigen_matrix_v<MatrixB>, int> = 0>
+std::vector<detail::HostMatrix<typename MatrixA::Scalar>> gpu_gemm_batched(const cl::CommandQueue& queue,
+                                                                           const std::vector<MatrixA>& a,
+                                                                           const std::vector<MatrixB>& b) {
+  using Result = detail::HostMatrix<typename MatrixA::Scalar>;
+  detail::check_batch_types<MatrixA, MatrixB, Result>();
+  detail::check_batch_shapes(a, b);
+  std::vector<Result> c(a.size(), Result(a.empty() ? 0 : a[0].rows(), b.empty() ? 0 : b[0].cols()));
+  gpu_gemm_batched<Config>(queue, a, b, c, typename MatrixA::Scalar(1), typename MatrixA::Scalar(0));
+  return c;
+}
+template <class Config = AutoConfig, class MatrixA, class MatrixB,
+          std::enable_if_t<detail::is_eigen_matrix_v<MatrixA> && detail::is_eigen_matrix_v<MatrixB>, int> = 0>
+std::vector<detail::HostMatrix<typename MatrixA::Scalar>> gpu_gemm_batched(const std::vector<MatrixA>& a,
+                                                                           const std::vector<MatrixB>& b) {
+  return gpu_gemm_batched<Config>(default_queue(), a, b);
+}
+
+}  // namespace tilegemm

@@ -1,0 +1,146 @@
+// gemm/batched_arguments: checking the arguments of a strided batch of products of one shape, as check_arguments
+// (arguments.hpp) checks one product's, and that C's problems share memory neither with each other nor with A's
+// or B's.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include "../runtime/launch.hpp"
+#include "../runtime/opencl.hpp"
+#include "arguments.hpp"
+#include "batch_overlap.hpp"
+#include "overlap.hpp"
+
+namespace tilegemm::detail {
+
+[[noreturn]] inline void fail_batch(const std::string& message) {
+  throw std::invalid_argument("tilegemm::gemm_strided_batched: " + message);
+}
+
+// The checks a batch shares with one product name tilegemm::gemm (or gemm_strided_batched) in their messages: the
+// result of `check`, with `function`, the one the user called, named instead.
+template <class Check>
+auto naming(const std::string& function, Check&& check) {
+  try {
+    return check();
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    const std::size_t end = message.find(": ");
+    if (message.rfind("tilegemm::gemm", 0) != 0 || end == std::string::npos) throw;
+    throw std::invalid_argument(function + message.substr(end));
+  }
+}
+
+// Checks the stride between the problems' copies of one operand (in elements) and returns the elements of its buffer
+// the whole batch spans, given `needed`, what one problem spans; no arithmetic here can overflow on any input.
+inline long long check_stride(const std::string& name, long long stride, long long batch_count, long long needed) {
+  if (stride < 0) fail_batch("the stride of " + name + " must not be negative (got " + std::to_string(stride) + ").");
+  if (stride > index_limit)
+    fail_batch("the stride of " + name + " is " + std::to_string(stride) +
+               "; tilegemm indexes buffers with 32-bit integers, so it must be at most " + std::to_string(index_limit) +
+               ".");
+  // batch_count, stride and needed are at most 2^31 - 1 here, so this cannot overflow.
+  const long long all = batch_count > 0 ? needed + (batch_count - 1) * stride : needed;
+  if (all > index_limit)
+    fail_batch("the " + std::to_string(batch_count) + " problems of " + name + ", " + std::to_string(stride) +
+               " elements apart, span " + std::to_string(all) +
+               " elements of its buffer; tilegemm indexes buffers with 32-bit integers, so at most " +
+               std::to_string(index_limit) + " are supported.");
+  return all;
+}
+
+// Checks the arguments of C_p = alpha * op(A_p) * op(B_p) + beta * C_p for p < batch_count, each operand of problem
+// p at its offset + p * stride, as check_arguments does for one product: buffers where the batch uses them (A and B
+// when it reads them, C unless it is empty), large enough for every problem. C's problems must not share memory
+// with each other, nor with an A or B that is read.
+inline GemmProblem check_batched_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b,
+                                           long long m, long long n, long long k, ScalarValue alpha,
+                                           const cl::Buffer& a, long long a_offset, long long lda, long long a_stride,
+                                           const cl::Buffer& b, long long b_offset, long long ldb, long long b_stride,
+                                           ScalarValue beta, const cl::Buffer& c, long long c_offset, long long ldc,
+                                           long long c_stride, long long batch_count) {
+  const bool ta = check_transpose("trans_a", trans_a);
+  const bool tb = check_transpose("trans_b", trans_b);
+  if (m < 0 || n < 0 || k < 0)
+    fail("m, n and k must not be negative (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+         ", k = " + std::to_string(k) + ").");
+  if (m > index_limit || n > index_limit || k > index_limit)
+    fail("m, n and k must fit in a 32-bit int (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+         ", k = " + std::to_string(k) + ").");
+  if (batch_count < 0 || batch_count > index_limit)
+    fail_batch("batch_count must be between 0 and " + std::to_string(index_limit) + " (got " +
+               std::to_string(batch_count) + ").");
+  GemmProblem p;
+  p.alpha = alpha;
+  p.beta = beta;
+  const std::size_t size = p.scalar_size();
+  const long long a_rows = ta ? k : m, a_cols = ta ? m : k, b_rows = tb ? n : k, b_cols = tb ? k : n;
+  long long a_needed = 0, b_needed = 0, c_needed = 0;
+  p.shape.trans_a = ta;
+  p.shape.trans_b = tb;
+  p.shape.m = static_cast<int>(m);
+  p.shape.n = static_cast<int>(n);
+  p.shape.k = static_cast<int>(k);
+  p.shape.batch = static_cast<int>(batch_count);
+  p.shape.a = check_storage("A", a_offset, lda, a_rows, a_cols, a_needed);
+  p.shape.b = check_storage("B", b_offset, ldb, b_rows, b_cols, b_needed);
+  p.shape.c = check_storage("C", c_offset, ldc, m, n, c_needed);
+  a_needed = check_stride("A", a_stride, batch_count, a_needed);
+  b_needed = check_stride("B", b_stride, batch_count, b_needed);
+  c_needed = check_stride("C", c_stride, batch_count, c_needed);
+  // A batch of one is the single product, planned as gemm plans it (a stride that is no whole vector changes nothing).
+  p.shape.a.stride = batch_count > 1 ? static_cast<int>(a_stride) : 0;
+  p.shape.b.stride = batch_count > 1 ? static_cast<int>(b_stride) : 0;
+  p.shape.c.stride = batch_count > 1 ? static_cast<int>(c_stride) : 0;
+  p.a = a;
+  p.b = b;
+  p.c = c;
+  const bool writes_c = m > 0 && n > 0 && batch_count > 0;
+  const bool reads_ab = writes_c && k > 0 && alpha.value != 0;
+  if (reads_ab) {
+    check_buffer("A", a, a_rows, a_cols, p.shape.a, a_needed, size, context, batch_count, a_stride);
+    check_buffer("B", b, b_rows, b_cols, p.shape.b, b_needed, size, context, batch_count, b_stride);
+  }
+  if (!writes_c) return p;
+  check_buffer("C", c, m, n, p.shape.c, c_needed, size, context, batch_count, c_stride);
+  const MemoryOrigin c_origin = origin_of(c);
+  const BatchSpans c_spans = batch_spans(c_origin, c_offset, ldc, m, n, c_stride, batch_count, size);
+  if (problems_overlap(c_spans)) {
+    const long long j = first_overlapping_problem(c_spans);
+    fail_batch("the problems of C overlap each other: C of problem 0 and C of problem " + std::to_string(j) +
+               " share memory (c_stride = " + std::to_string(c_stride) + ", ldc = " + std::to_string(ldc) + ", C " +
+               std::to_string(m) + " x " + std::to_string(n) +
+               "). Each problem needs a C of its own: a c_stride of at least ldc * (n - 1) + m = " +
+               std::to_string(ldc * (n - 1) + m) + " keeps them apart.");
+  }
+  if (reads_ab) {
+    for (const auto& [name, buffer, offset, ld, rows, cols, stride] :
+         {std::tuple{"A", a, a_offset, lda, a_rows, a_cols, a_stride},
+          std::tuple{"B", b, b_offset, ldb, b_rows, b_cols, b_stride}}) {
+      const MemoryOrigin origin = origin_of(buffer);
+      if (origin.root != c_origin.root) continue;
+      const BatchSpans spans = batch_spans(origin, offset, ld, rows, cols, stride, batch_count, size);
+      if (batches_overlap(c_spans, spans))
+        fail_batch(std::string("C overlaps ") + name + " in memory: the C of a problem shares elements with the " +
+                   name +
+                   " of a problem, which the batch would read after overwriting them. Give C memory of its own.");
+    }
+  }
+  return p;
+}
+
+// The same for arguments of type Scalar.
+template <class Scalar>
+GemmProblem check_batched_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b, long long m,
+                                    long long n, long long k, Scalar alpha, const cl::Buffer& a, long long a_offset,
+                                    long long lda, long long a_stride, const cl::Buffer& b, long long b_offset,
+                                    long long ldb, long long b_stride, Scalar beta, const cl::Buffer& c,
+                                    long long c_offset, long long ldc, long long c_stride, long long batch_count) {
+  return check_batched_arguments(context, trans_a, trans_b, m, n, k, scalar_value(alpha), a, a_offset, lda, a_stride, b,
+                                 b_offset, ldb, b_stride, scalar_value(beta), c, c_offset, ldc, c_stride, batch_count);
+}
+
+}  // namespace tilegemm::detail
