@@ -163,26 +163,52 @@ std::size_t dense_bytes(const HostOperand<Scalar, Pointer>& host) {
 }
 
 // Enqueues copies on the device, after `wait`, of a rows x cols matrix at `src_offset` with leading dimension
-// `src_ld` in `src` to `dst_offset` with leading dimension `dst_ld` in `dst`, and appends their events to `events`:
-// one rect copy, or up to three where the columns of either side cross a row pitch (see rect_parts), split at the
-// rows where they do, so that no part crosses one on either side.
+// `src_ld` in `src` to `dst_offset` with leading dimension `dst_ld` in `dst`, and appends their events to `events`.
+// The rows are cut where the columns of either side cross a row pitch, so that no rect crosses one (see
+// transfer_parts); a rect whose last pitch row would reach past either matrix's last element leaves its last column
+// to a contiguous copy.
 inline void copy_matrix_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, Eigen::Index src_offset,
                                   Eigen::Index src_ld, const cl::Buffer& dst, Eigen::Index dst_offset,
                                   Eigen::Index dst_ld, Eigen::Index rows, Eigen::Index cols, std::size_t scalar_size,
                                   const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
-  if (rows == 0 || cols == 0) return;
-  std::array<Eigen::Index, 4> cuts = {0, src_ld - src_offset % src_ld, dst_ld - dst_offset % dst_ld, rows};
+  if (rows <= 0 || cols <= 0) return;
+  const std::vector<cl::Event>* after = wait.empty() ? nullptr : &wait;
+  // Sizes of matrices that fit their buffers: nothing here overflows std::size_t.
+  const std::size_t width = static_cast<std::size_t>(cols);
+  struct Side {
+    std::size_t offset, pitch, span_end;
+  };
+  const auto side = [&](Eigen::Index offset, Eigen::Index ld) {
+    const std::size_t o = static_cast<std::size_t>(offset), p = static_cast<std::size_t>(ld);
+    return Side{o, p, o + (width - 1) * p + static_cast<std::size_t>(rows)};
+  };
+  const Side from = side(src_offset, src_ld), to = side(dst_offset, dst_ld);
+  std::array<std::size_t, 4> cuts = {0, from.pitch - from.offset % from.pitch, to.pitch - to.offset % to.pitch,
+                                     static_cast<std::size_t>(rows)};
   std::sort(cuts.begin(), cuts.end());
   for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
-    const Eigen::Index first = cuts[i], last = std::min(cuts[i + 1], rows);
+    const std::size_t first = cuts[i], last = std::min(cuts[i + 1], static_cast<std::size_t>(rows));
     if (first >= last) continue;
-    const RectOf s = rect_parts(src_offset + first, src_ld, last - first, cols, scalar_size)[0];
-    const RectOf d = rect_parts(dst_offset + first, dst_ld, last - first, cols, scalar_size)[0];
+    const std::size_t s = from.offset + first, d = to.offset + first;
+    const std::array<std::size_t, 3> s_origin = {s % from.pitch * scalar_size, s / from.pitch, 0},
+                                     d_origin = {d % to.pitch * scalar_size, d / to.pitch, 0};
+    const bool whole = (s / from.pitch + width) * from.pitch <= from.span_end &&
+                       (d / to.pitch + width) * to.pitch <= to.span_end;
+    const std::size_t rect_columns = whole ? width : width - 1;
     cl::Event done;
-    check(queue.enqueueCopyBufferRect(src, dst, s.origin, d.origin, s.region, s.pitch, 0, d.pitch, 0,
-                                      wait.empty() ? nullptr : &wait, &done),
-          "clEnqueueCopyBufferRect");
-    events.push_back(done);
+    if (rect_columns > 0) {
+      check(queue.enqueueCopyBufferRect(src, dst, s_origin, d_origin, {(last - first) * scalar_size, rect_columns, 1},
+                                        from.pitch * scalar_size, 0, to.pitch * scalar_size, 0, after, &done),
+            "clEnqueueCopyBufferRect");
+      events.push_back(done);
+    }
+    if (rect_columns < width) {
+      check(queue.enqueueCopyBuffer(src, dst, (s + (width - 1) * from.pitch) * scalar_size,
+                                    (d + (width - 1) * to.pitch) * scalar_size, (last - first) * scalar_size, after,
+                                    &done),
+            "clEnqueueCopyBuffer");
+      events.push_back(done);
+    }
   }
 }
 
