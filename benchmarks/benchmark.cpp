@@ -14,6 +14,7 @@
 
 #include "parts/contender.hpp"
 #include "parts/eigen_peer.hpp"
+#include "parts/host_mode.hpp"
 #include "parts/opencl_operands.hpp"
 #include "parts/options.hpp"
 #include "parts/plot.hpp"
@@ -351,6 +352,7 @@ int main(int argc, char** argv) {
       std::fputs(usage_text(), stdout);
       return 0;
     }
+    if (options.host) return options.double_precision ? run_host_mode<double>(options) : run_host_mode<float>(options);
     return options.double_precision ? run<double>(options) : run<float>(options);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "benchmark: %s\nbenchmark --help lists the options.\n", e.what());

@@ -246,6 +246,48 @@ TEMPLATE_TEST_CASE("gpu_gemm on Maps with an inner stride, through an evaluated 
   CHECK(gaps_unchanged(storage_c, in_c) == "");
 }
 
+TEMPLATE_TEST_CASE("gpu_gemm on Maps whose columns overlap (outer stride below the rows, or 0)", "[eigen]", float,
+                   double) {
+  // Eigen reads and writes such Maps element by element; tilegemm must do the same product without reading or
+  // writing past the memory they cover (with outer stride 0, all columns are the same 7 elements).
+  using S = TestType;
+  using StridedMap = Eigen::Map<Matrix<S>, 0, Eigen::OuterStride<>>;
+  const Index m = 7, k = 5, n = 4;
+  std::vector<S> memory(m + 8, sentinel<S>());  // 7 elements, then a guard
+  SECTION("outer stride 0 as A") {
+    StridedMap(memory.data(), m, 1) = random_matrix<S>(m, 1);
+    const StridedMap a(memory.data(), m, k, Eigen::OuterStride<>(0));
+    check_product<S>("a Map with outer stride 0 as A", a, random_matrix<S>(k, n));
+    check_product<S>("its transpose as B", random_matrix<S>(n, m), a);
+  }
+  SECTION("outer stride 3 of 7 rows as B") {
+    std::vector<S> b_memory(3 * (n - 1) + k + 8, sentinel<S>());
+    for (Index i = 0; i < 3 * (n - 1) + k; ++i) b_memory[i] = random_matrix<S>(1, 1)(0, 0);
+    const StridedMap b(b_memory.data(), k, n, Eigen::OuterStride<>(3));
+    check_product<S>("a Map with outer stride 3 < 5 rows as B", random_matrix<S>(m, k), b);
+  }
+  SECTION("outer stride 0 and 2 as C") {
+    const Matrix<S> a = random_matrix<S>(m, k), b = random_matrix<S>(k, n);
+    for (const Index stride : {Index(0), Index(2)}) {
+      INFO("outer stride " << stride);
+      std::vector<S> c_memory(stride * (n - 1) + m + 8, sentinel<S>()), expected_memory = c_memory;
+      StridedMap c(c_memory.data(), m, n, Eigen::OuterStride<>(stride));
+      StridedMap expected(expected_memory.data(), m, n, Eigen::OuterStride<>(stride));
+      tilegemm::gpu_gemm(a, b, c, S(1), S(0));
+      expected = (a.template cast<double>() * b.template cast<double>()).template cast<S>();  // as Eigen writes it
+      for (std::size_t i = 0; i < c_memory.size(); ++i) {
+        INFO("element " << i << " of the Map's memory");
+        if (expected_memory[i] == sentinel<S>()) {
+          CHECK(c_memory[i] == sentinel<S>());  // past the Map: untouched
+        } else {
+          CHECK(std::abs(double(c_memory[i]) - double(expected_memory[i])) <=
+                1e-4 * (1 + std::abs(double(expected_memory[i]))));
+        }
+      }
+    }
+  }
+}
+
 TEMPLATE_TEST_CASE("gpu_gemm on row-major matrices as A, B and C", "[eigen]", float, double) {
   using S = TestType;
   using C = Matrix<S>;

@@ -72,9 +72,17 @@ struct GemmCall {
   cl::Buffer a = upload(queue, host_a), b = upload(queue, host_b), c = upload(queue, host_c);
   long long a_offset = 0, lda = 5, b_offset = 0, ldb = 7, c_offset = 0, ldc = 5;
 
+  std::vector<cl::Event> wait;
+
   cl::Event run() const {
     return tilegemm::gemm<float>(queue, trans_a, trans_b, m, n, k, alpha, a, a_offset, lda, b, b_offset, ldb, beta, c,
-                                 c_offset, ldc);
+                                 c_offset, ldc, wait);
+  }
+  // C as it is in its buffer now.
+  Matrix<float> c_now() const {
+    Matrix<float> now(5, 6);
+    REQUIRE(queue.enqueueReadBuffer(c, CL_TRUE, 0, sizeof(float) * 30, now.data()) == CL_SUCCESS);
+    return now;
   }
 };
 
@@ -395,4 +403,150 @@ TEST_CASE("double precision on a device without fp64 throws tilegemm::Error befo
   tilegemm::detail::run_gemm(context, nullptr, problem, {}).wait();
   REQUIRE(call.queue.enqueueReadBuffer(c, CL_TRUE, 0, sizeof(double) * 25, after.data()) == CL_SUCCESS);
   CHECK(compare_with_reference<double>(after, 1.0, host, host, 0.0, c0) == "");
+}
+
+TEST_CASE("offsets and leading dimensions beyond 32-bit indexing are refused, without overflow", "[errors]") {
+  // Each of these was accepted: the span offset + (cols - 1) * ld + rows overflowed, and the kernel got a wrapped
+  // offset (writing before C) or leading dimension (a wrong C).
+  GemmCall call;
+  SECTION("an offset of C of LLONG_MAX") {
+    call.m = call.n = call.k = 1;
+    call.c_offset = LLONG_MAX;
+    CHECK_THROWS_AS(call.run(), std::invalid_argument);
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL3("offset of C", std::to_string(LLONG_MAX), "at most 2147483647"));
+  }
+  SECTION("an offset of A of LLONG_MAX") {
+    call.a_offset = LLONG_MAX;
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("offset of A", "at most 2147483647"));
+  }
+  SECTION("a leading dimension of 2^62") {
+    call.m = call.n = 2;
+    call.k = 3;
+    call.lda = 1LL << 62;
+    CHECK_THROWS_AS(call.run(), std::invalid_argument);
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("leading dimension of A", "at most 2147483647"));
+    call.lda = 2;
+    call.ldc = LLONG_MAX;
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("leading dimension of C", "at most 2147483647"));
+  }
+  SECTION("a span just past 32-bit indexing, each factor within it") {
+    call.ldb = 1LL << 30;  // B is 7 x 6: (6 - 1) * 2^30 + 7 elements
+    CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("B spans", "32-bit"));
+  }
+  CHECK(call.c_now() == call.host_c);  // nothing ran
+}
+
+TEST_CASE("a null cl::CommandQueue is named as such", "[errors]") {
+  GemmCall call;
+  call.queue = cl::CommandQueue();
+  CHECK(error_code([&] { call.run(); }) == CL_INVALID_COMMAND_QUEUE);
+  CHECK_THROWS_WITH(call.run(), MESSAGE_CONTAINS("cl::CommandQueue is null"));
+  const Matrix<float> a = random_matrix<float>(3, 4), b = random_matrix<float>(4, 2);
+  CHECK(error_code([&] { tilegemm::gpu_gemm(cl::CommandQueue(), a, b); }) == CL_INVALID_COMMAND_QUEUE);
+  CHECK_THROWS_WITH(tilegemm::gpu_gemm(cl::CommandQueue(), a, b), MESSAGE_CONTAINS("cl::CommandQueue is null"));
+}
+
+TEST_CASE("transposes other than Transpose::no and Transpose::yes are refused", "[errors]") {
+  GemmCall call;
+  call.trans_a = static_cast<Transpose>(5);
+  CHECK_THROWS_AS(call.run(), std::invalid_argument);
+  CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("trans_a must be Transpose::no or Transpose::yes", "5"));
+  call.trans_a = Transpose::no;
+  call.trans_b = static_cast<Transpose>(-1);
+  CHECK_THROWS_WITH(call.run(), CONTAINS_ALL2("trans_b must be", "-1"));
+}
+
+TEST_CASE("a null event in the wait list is refused before anything is enqueued", "[errors]") {
+  GemmCall call;
+  call.wait = {cl::UserEvent(call.queue.getInfo<CL_QUEUE_CONTEXT>()), cl::Event()};
+  static_cast<cl::UserEvent&>(call.wait[0]).setStatus(CL_COMPLETE);
+  CHECK_THROWS_AS(call.run(), std::invalid_argument);
+  CHECK_THROWS_WITH(call.run(), MESSAGE_CONTAINS("event 1 of the wait list is a null cl::Event"));
+}
+
+TEST_CASE("operands that are not read need no buffer (BLAS)", "[errors]") {
+  GemmCall call;
+  SECTION("m = 0: nothing is read or written") {
+    call.m = 0;
+    call.a = call.b = call.c = cl::Buffer();
+    call.lda = call.ldc = 1;
+    REQUIRE_NOTHROW(call.run().wait());
+  }
+  SECTION("alpha = 0: A and B are not read") {
+    call.alpha = 0;
+    call.a = call.b = cl::Buffer();
+    REQUIRE_NOTHROW(call.run().wait());
+    CHECK(compare_with_reference<float>(call.c_now(), 0, call.host_a, call.host_b, call.beta, call.host_c) == "");
+  }
+  SECTION("C is still needed when it is written") {
+    call.c = cl::Buffer();
+    CHECK_THROWS_WITH(call.run(), MESSAGE_CONTAINS("buffer C is a null cl::Buffer"));
+  }
+}
+
+TEST_CASE("C sharing memory with A or B is refused; disjoint parts of one buffer are not", "[errors]") {
+  const cl::CommandQueue queue = test_queue();
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  // One 10 x 12 column-major matrix: A its rows 0-4, columns 0-6; B rows 0-6 of columns 7-11 (7 x 5); C various.
+  Matrix<float> whole = random_matrix<float>(10, 12);
+  cl::Buffer buffer = upload(queue, whole);  // not const: createSubBuffer is not a const member
+  const auto product = [&](long long c_offset, long long ldc) {
+    return tilegemm::gemm<float>(queue, Transpose::no, Transpose::no, 5, 5, 7, 1.0f, buffer, 0, 10, buffer, 70, 10,
+                                 0.0f, buffer, c_offset, ldc);
+  };
+  SECTION("C on A's columns") {
+    CHECK_THROWS_AS(product(12, 10), std::invalid_argument);  // rows 2-6 of columns 1-5: inside A's columns 0-6
+    CHECK_THROWS_WITH(product(12, 10), CONTAINS_ALL2("C overlaps A", "memory of its own"));
+  }
+  SECTION("C on B") {
+    CHECK_THROWS_WITH(product(75, 10), MESSAGE_CONTAINS("C overlaps B"));  // rows 5-9 of columns 7-11
+  }
+  SECTION("C below A, interleaved with it column by column but disjoint") {
+    // Rows 5-9 of columns 0-4: every column of C lies between two of A's (rows 0-4), none of B's.
+    product(5, 10).wait();
+    Matrix<float> after(10, 12);
+    REQUIRE(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, sizeof(float) * 120, after.data()) == CL_SUCCESS);
+    const Matrix<float> a = whole.block(0, 0, 5, 7), b = whole.block(0, 7, 7, 5);
+    CHECK(compare_with_reference<float>(after.block(5, 0, 5, 5), 1, a, b, 0, after.block(5, 0, 5, 5)) == "");
+  }
+  SECTION("sub-buffers of one buffer") {
+    cl_buffer_region first{0, sizeof(float) * 64}, second{sizeof(float) * 32, sizeof(float) * 64};
+    cl_int status = CL_SUCCESS;
+    const cl::Buffer a = buffer.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &first, &status);
+    REQUIRE(status == CL_SUCCESS);
+    const cl::Buffer c = buffer.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &second, &status);
+    if (status == CL_MISALIGNED_SUB_BUFFER_OFFSET) {
+      WARN("this device cannot start a sub-buffer 128 bytes in; skipped");
+      return;
+    }
+    REQUIRE(status == CL_SUCCESS);
+    const cl::Buffer b = upload(queue, random_matrix<float>(4, 4));
+    // A: the first 4 x 4 elements of the first sub-buffer's; C: the second sub-buffer's first 4 x 4, 8 elements on.
+    CHECK_THROWS_WITH(
+        tilegemm::gemm<float>(queue, Transpose::no, Transpose::no, 4, 4, 4, 1.0f, a, 20, 4, b, 0, 4, 0.0f, c, 0, 4),
+        MESSAGE_CONTAINS("C overlaps A"));
+    tilegemm::gemm<float>(queue, Transpose::no, Transpose::no, 4, 4, 4, 1.0f, a, 0, 4, b, 0, 4, 0.0f, c, 16, 4).wait();
+  }
+}
+
+TEST_CASE("a float product named as such takes double literals for alpha and beta", "[errors]") {
+  // The scalar type is named, never taken from alpha: 1.0 and 0.5 are converted to float.
+  GemmCall call;
+  tilegemm::gemm<float>(call.queue, Transpose::no, Transpose::no, 5, 6, 7, 1.0, call.a, 0, 5, call.b, 0, 7, 0.5, call.c,
+                        0, 5)
+      .wait();
+  CHECK(compare_with_reference<float>(call.c_now(), 1.0, call.host_a, call.host_b, 0.5, call.host_c) == "");
+}
+
+TEST_CASE("a device copy larger than the device's largest buffer is refused with the sizes", "[errors]") {
+  tilegemm::detail::DeviceLimits limited = tilegemm::detail::CallContext::of(test_queue()).limits;
+  limited.max_alloc_bytes = 1 << 20;
+  limited.name = "a device with 1 MiB buffers";
+  const tilegemm::detail::ScopedDeviceDescription described(limited);
+  const Matrix<float> a = random_matrix<float>(600, 500), b = random_matrix<float>(500, 20);
+  CHECK(error_code([&] { tilegemm::gpu_gemm(test_queue(), a, b); }) == CL_INVALID_BUFFER_SIZE);
+  CHECK_THROWS_WITH(tilegemm::gpu_gemm(test_queue(), a, b),
+                    CONTAINS_ALL3("device copy of A (600x500)", "1200000 bytes", "CL_DEVICE_MAX_MEM_ALLOC_SIZE"));
+  const Matrix<float> c = tilegemm::gpu_gemm(test_queue(), b.transpose(), b);  // 20 x 20 fits
+  CHECK(compare_with_reference<float>(c, 1, b.transpose(), b, 0, c) == "");
 }

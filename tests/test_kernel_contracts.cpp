@@ -69,8 +69,9 @@ void check_config(const CallContext& call) {
     INFO("strips " << variant.strips);
     const std::size_t stage = variant.strips ? strip_stage : 0;
     if ((config.local_memory_elements + stage) * sizeof(Scalar) > call.limits.local_memory_bytes) continue;
-    const cl::Kernel kernel =
+    tilegemm::KernelLease lease =
         make_kernel(call, gemm_program(config, std::is_same_v<Scalar, double>, variant), config.threads());
+    const cl::Kernel& kernel = lease.get();
     check_local_memory(kernel, call, (config.local_memory_elements + stage) * sizeof(Scalar));
     if (config.splits_k) {
       check_arguments_of(kernel, split_k_arguments);
@@ -107,16 +108,19 @@ TEST_CASE("each family's kernels use the local memory the planner counts and tak
 
 TEST_CASE("the helper kernels take the arguments the executor sets", "[contracts]") {
   const CallContext call = CallContext::of(tilegemm::default_queue());
-  const cl::Kernel remainder =
+  tilegemm::KernelLease remainder_lease =
       make_kernel(call, remainder_program(false, false, true), remainder_panel * remainder_lanes);
+  const cl::Kernel& remainder = remainder_lease.get();
   check_arguments_of(remainder, {"M", "N", "K", "m0", "n0", "alpha", "beta", "A", "a_offset", "lda", "B", "b_offset",
                                  "ldb", "C", "c_offset", "ldc", "right_groups", "groups"});
   check_local_memory(remainder, call, strip_stage * sizeof(float));
   check_arguments_of(
-      make_kernel(call, support_program(false, pack_kernel_name), pack_tile * pack_tile),
+      make_kernel(call, support_program(false, pack_tile, pack_kernel_name), pack_tile * pack_tile).get(),
       {"outer", "inner", "outer_contiguous", "src", "src_offset", "ld", "outer_padded", "inner_padded", "dst"});
-  check_arguments_of(make_kernel(call, support_program(false, sum_slices_kernel_name), pack_tile * pack_tile),
-                     {"M", "N", "slices", "alpha", "beta", "W", "slice_stride", "ldw", "C", "c_offset", "ldc"});
-  check_arguments_of(make_kernel(call, support_program(false, scale_kernel_name), pack_tile * pack_tile),
-                     {"M", "N", "beta", "C", "c_offset", "ldc"});
+  check_arguments_of(
+      make_kernel(call, support_program(false, pack_tile, sum_slices_kernel_name), pack_tile * pack_tile).get(),
+      {"M", "N", "slices", "alpha", "beta", "W", "slice_stride", "ldw", "C", "c_offset", "ldc"});
+  check_arguments_of(
+      make_kernel(call, support_program(false, pack_tile, scale_kernel_name), pack_tile * pack_tile).get(),
+      {"M", "N", "beta", "C", "c_offset", "ldc"});
 }

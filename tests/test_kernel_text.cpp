@@ -144,11 +144,14 @@ TEST_CASE("program keys differ exactly when the program text does", "[unit][kern
   std::sort(keys.begin(), keys.end());
   CHECK(std::adjacent_find(keys.begin(), keys.end()) == keys.end());
   // The helper programs too: per scalar, and the remainder kernel per transpose.
-  CHECK(tilegemm::detail::support_program(false, "scale_c").key !=
-        tilegemm::detail::support_program(true, "scale_c").key);
+  CHECK(tilegemm::detail::support_program(false, 16, "scale_c").key !=
+        tilegemm::detail::support_program(true, 16, "scale_c").key);
   // One program holds the support kernels: it is built once, whichever of them is asked for first.
-  CHECK(tilegemm::detail::support_program(false, "scale_c").key ==
-        tilegemm::detail::support_program(false, "pack_operand").key);
+  CHECK(tilegemm::detail::support_program(false, 16, "scale_c").key ==
+        tilegemm::detail::support_program(false, 16, "pack_operand").key);
+  // Devices with small work-groups get the support kernels with smaller tiles: programs of their own.
+  CHECK(tilegemm::detail::support_program(false, 16, "scale_c").key !=
+        tilegemm::detail::support_program(false, 4, "scale_c").key);
   CHECK(tilegemm::detail::remainder_program(false, true, false).key !=
         tilegemm::detail::remainder_program(false, false, true).key);
 }

@@ -283,3 +283,94 @@ TEST_CASE("a configuration the device cannot run is refused by the planner", "[u
   CHECK(error_code([&] { plan_product(describe<Prefetch64>, shape(64, 64, 64), little_local, 4); }) ==
         CL_OUT_OF_RESOURCES);
 }
+
+namespace {
+
+// Every kernel a plan launches runs in work-groups the device allows: the product's, the support kernels' and the
+// remainder kernel's.
+std::string fits(const Plan& plan, const DeviceLimits& device) {
+  const auto work_group = [&](std::size_t m, std::size_t n) {
+    return m * n <= device.max_work_group_size && m <= device.max_work_item_sizes[0] &&
+           n <= device.max_work_item_sizes[1];
+  };
+  if (plan.work == Work::product && !work_group(plan.local[0], plan.local[1])) return plan.config.name();
+  const std::size_t tile = static_cast<std::size_t>(plan.support_tile);
+  if (!work_group(tile, tile)) return "support tile " + std::to_string(tile);
+  if (plan.strips == StripWork::remainder_kernel && !work_group(remainder_panel * remainder_lanes, 1)) {
+    return "the remainder kernel";
+  }
+  return "";
+}
+
+DeviceLimits with_work_groups(DeviceLimits device, std::size_t most) {
+  device.max_work_group_size = most;
+  device.max_work_item_sizes = {most, most, most};
+  device.name = "a device of " + std::to_string(most) + "-work-item groups";
+  return device;
+}
+
+}  // namespace
+
+TEST_CASE("every kernel of the default plan fits devices with small work-groups", "[unit][plan]") {
+  for (const std::size_t most : {512, 256, 128, 64, 32, 16, 8, 4, 2, 1}) {
+    for (const cl_device_type type : {cl_device_type(CL_DEVICE_TYPE_GPU), cl_device_type(CL_DEVICE_TYPE_CPU)}) {
+      DeviceLimits device = with_work_groups(h200(), most);
+      device.type = type;
+      for (const GemmShape& s : {shape(1025, 1025, 1025), shape(4097, 33, 100, true), shape(64, 64, 64),
+                                 shape(100, 100, 8192), shape(7, 61, 129, false, true)}) {
+        for (const std::size_t size : {std::size_t(4), std::size_t(8)}) {
+          INFO(device.name << (type == CL_DEVICE_TYPE_CPU ? " (cpu)" : " (gpu)") << ", " << s.m << "x" << s.n << "x"
+                           << s.k << ", scalar " << size);
+          CHECK(fits(plan_default(s, device, size), device) == "");
+          CHECK(fits(plan_gemm(nullptr, s, true, device, size), device) == "");  // alpha = 0: C = beta * C
+        }
+      }
+    }
+  }
+  CHECK(chose(plan_default(shape(300, 300, 300), with_work_groups(h200(), 8), 4), tiny_groups));
+  CHECK(chose(plan_default(shape(300, 300, 300), with_work_groups(h200(), 2), 4), single_item));
+  CHECK(plan_gemm(nullptr, shape(9, 9, 0), false, with_work_groups(h200(), 8), 4).support_tile == 2);
+  // With 128-work-item groups the 256 of the remainder kernel do not fit: 1025 is tiled whole, with edges.
+  const Plan edges = plan_default(shape(1025, 1025, 1025), with_work_groups(h200(), 128), 8);
+  CHECK(edges.strips != StripWork::remainder_kernel);
+}
+
+TEST_CASE("no buffer larger than the device's largest allocation is planned", "[unit][plan]") {
+  DeviceLimits device = h200();
+  device.max_alloc_bytes = 1 << 20;  // 1 MiB
+  // Odd sizes in a large product would be packed; their copies (more than 1 MiB) are not made: elements in place.
+  const Plan large = plan_with<Prefetch64>(shape(3001, 3001, 3001));
+  CHECK(large.a.packed);
+  const Plan limited = plan_product(describe<Prefetch64>, shape(3001, 3001, 3001), device, 4);
+  CHECK(!limited.a.packed);
+  CHECK(!limited.b.packed);
+  CHECK(limited.variant.edges == EdgeMode::elements);
+  // The packed families cannot read such operands in place: a clear error.
+  try {
+    plan_product(describe<tilegemm::RegisterBlocking<64, 64, 16, 4, 4>>, shape(3001, 3001, 3001), device, 4);
+    FAIL("expected tilegemm::Error");
+  } catch (const tilegemm::Error& e) {
+    CHECK(e.code() == CL_INVALID_BUFFER_SIZE);
+    CHECK(std::string(e.what()).find("zero-padded copy of A") != std::string::npos);
+    CHECK(std::string(e.what()).find("CL_DEVICE_MAX_MEM_ALLOC_SIZE") != std::string::npos);
+  }
+  // Split-K's workspace: the explicit configuration is refused, the default takes a single pass.
+  device.max_alloc_bytes = 64 * 1024;
+  CHECK(error_code([&] { plan_with<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>(shape(128, 128, 131072)); }) == 0);
+  CHECK(error_code([&] {
+          plan_product(describe<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>, shape(128, 128, 131072), device, 4);
+        }) == CL_INVALID_BUFFER_SIZE);
+  CHECK(!plan_default(shape(128, 128, 131072), device, 4).config.splits_k);
+}
+
+TEST_CASE("operands whose indices would not fit the kernels' ints in place are packed", "[unit][plan]") {
+  // A 64 x 33 outer-contiguous A with a leading dimension of 60,000,000 spans 32 * 60e6 + 64 elements, within 2^31,
+  // but the kernel addresses whole slices of K, up to k = 47 (TSK 16): 47 * 60e6 is not within 2^31.
+  GemmShape s = shape(64, 64, 33);
+  s.a.ld = 60000000;
+  const Plan plan = plan_with<Prefetch64>(s);
+  CHECK(plan.a.packed);
+  CHECK(plan.variant.edges != EdgeMode::elements);
+  s.a.ld = 40000000;  // 47 * 40e6 fits
+  CHECK(!plan_with<Prefetch64>(s).a.packed);
+}

@@ -26,6 +26,7 @@ struct Options {
   bool check = true;                  // --no-check turns it off
   Transposes transposes;              // --transpose
   long long eigen_max = 4096;         // --eigen-max
+  bool host = false;                  // --host: whole host-to-host calls instead of kernels
   bool help = false;                  // --help
 };
 
@@ -47,6 +48,9 @@ inline const char* usage_text() {
          "  --plot FILE.png        also draw GFLOP/s against size with gnuplot (script written next to the CSV)\n"
          "  --no-check             skip the check of each result against a double-precision reference\n"
          "  --eigen-max N          run Eigen on the CPU only up to this size (default 4096)\n"
+         "  --host                 time whole host-to-host calls on Eigen matrices in ordinary memory instead:\n"
+         "                         tilegemm's gpu_gemm (and where its time went), CLBlast with plain writes and\n"
+         "                         reads, cuBLAS with cudaMemcpy, Eigen; and the product on data on the device\n"
          "  --help                 this text\n"
          "\n"
          "Sizes of other shapes are those of the cube with as many multiply-adds, (M N K)^(1/3). Above 4096, the\n"
@@ -179,6 +183,9 @@ inline Options parse_options(int argc, char** argv) {
       options.transposes = detail::parse_transposes(next_value());
     } else if (option == "--eigen-max") {
       options.eigen_max = detail::parse_integer(option, next_value(), 0, detail::largest_size);
+    } else if (option == "--host") {
+      flag();
+      options.host = true;
     } else {
       throw UsageError("unknown option \"" + std::string(argv[i]) + "\"");
     }

@@ -12,8 +12,8 @@ inline tilegemm::Transpose transpose_flag(bool transposed) {
   return transposed ? tilegemm::Transpose::yes : tilegemm::Transpose::no;
 }
 
-// C = op(A) * op(B) (alpha 1, beta 0) by tilegemm::gemm<Scalar, Config>: a call enqueues all its kernels (packing, GEMM,
-// the sum of split-K) on the shape's queue, and finishing waits for that queue.
+// C = op(A) * op(B) (alpha 1, beta 0) by tilegemm::gemm<Scalar, Config>: a call enqueues all its kernels (packing,
+// GEMM, the sum of split-K) on the shape's queue, and finishing waits for that queue.
 template <class Config, class Scalar>
 Contender<Scalar> tilegemm_contender(const OpenclOperands<Scalar>& device, const Shape& shape, const Transposes& t) {
   poison_result(device, shape);

@@ -1,4 +1,4 @@
-// core: the library without Eigen: configurations, devices and queues, and tilegemm::gemm on cl::Buffers.
+// core: the library without Eigen: configurations, devices, queues, tilegemm::gemm on cl::Buffers, release_resources.
 #pragma once
 
 #include "config/tile_config.hpp"
@@ -7,3 +7,4 @@
 #include "runtime/error.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/queue.hpp"
+#include "runtime/resources.hpp"

@@ -2,4 +2,7 @@
 #pragma once
 
 #include "core.hpp"
+#include "eigen/device_gemm.hpp"
+#include "eigen/device_matrix.hpp"
 #include "eigen/gpu_gemm.hpp"
+#include "eigen/pending.hpp"

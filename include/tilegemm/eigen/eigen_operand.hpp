@@ -19,17 +19,21 @@ struct HostOperand {
 template <class Derived>
 inline constexpr bool has_direct_access = (Eigen::internal::traits<Derived>::Flags & Eigen::DirectAccessBit) != 0;
 
-// The storage behind `x` when it is dense with unit inner stride: row-major storage is the column-major
-// storage of the transpose. Returns false (and leaves `out` alone) when `x` must be evaluated first.
+// The storage behind `x` when it is dense with unit inner stride and columns that do not overlap (an outer stride
+// of at least the rows; a Map may have less, even 0): row-major storage is the column-major storage of the
+// transpose. Returns false (and leaves `out` alone) when `x` must be evaluated first (or, as C, go through a copy).
 template <class Derived, class Pointer>
 bool direct_storage(Derived& x, HostOperand<typename Derived::Scalar, Pointer>& out) {
   if constexpr (has_direct_access<Derived>) {
     if (x.innerStride() != 1) return false;
     const bool row_major = Derived::IsRowMajor;
+    const Eigen::Index rows = row_major ? x.cols() : x.rows();
+    const Eigen::Index cols = row_major ? x.rows() : x.cols();
+    if (cols > 1 && x.outerStride() < std::max<Eigen::Index>(rows, 1)) return false;
     out.data = x.data();
-    out.rows = row_major ? x.cols() : x.rows();
-    out.cols = row_major ? x.rows() : x.cols();
-    out.ld = out.cols <= 1 ? std::max<Eigen::Index>(out.rows, 1) : x.outerStride();  // one column: never used
+    out.rows = rows;
+    out.cols = cols;
+    out.ld = cols <= 1 ? std::max<Eigen::Index>(rows, 1) : x.outerStride();  // one column: never used
     out.transposed = row_major;
     return true;
   } else {

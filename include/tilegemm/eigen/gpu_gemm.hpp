@@ -4,6 +4,7 @@
 #include <Eigen/Core>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -15,47 +16,25 @@
 #include "../runtime/queue.hpp"
 #include "../runtime/scratch_pool.hpp"
 #include "eigen_operand.hpp"
+#include "shapes.hpp"
+#include "staged_product.hpp"
+#include "transfers.hpp"
 
 namespace tilegemm {
 namespace detail {
 
-inline std::string shape(Eigen::Index rows, Eigen::Index cols) {
-  return std::to_string(rows) + "x" + std::to_string(cols);
-}
-
-// Fills `device` (dense, rows x cols) from the (possibly strided) storage of a host operand without a host-side copy.
-template <class Scalar, class Pointer>
-void to_device(const cl::CommandQueue& queue, const HostOperand<Scalar, Pointer>& host, const cl::Buffer& device) {
-  const std::size_t column_bytes = sizeof(Scalar) * host.rows;
-  if (host.ld == host.rows) {
-    check(queue.enqueueWriteBuffer(device, CL_TRUE, 0, column_bytes * host.cols, host.data), "clEnqueueWriteBuffer");
-  } else {
-    check(queue.enqueueWriteBufferRect(device, CL_TRUE, {0, 0, 0}, {0, 0, 0},
-                                       {column_bytes, static_cast<std::size_t>(host.cols), 1}, column_bytes, 0,
-                                       sizeof(Scalar) * host.ld, 0, host.data),
-          "clEnqueueWriteBufferRect");
+// The dense device copy of a rows x cols operand must be indexable by the kernels' 32-bit ints and fit one buffer
+// of the device: checked before anything is allocated.
+inline void require_dense_copy_fits(const DeviceLimits& device, const char* name, Eigen::Index rows, Eigen::Index cols,
+                                    std::size_t scalar_size) {
+  if (rows > index_limit || cols > index_limit || rows * cols > index_limit) {
+    throw std::invalid_argument(std::string("tilegemm::gpu_gemm: ") + name + " is " + shape(rows, cols) +
+                                ", more elements than the kernels' 32-bit indices reach (at most " +
+                                std::to_string(index_limit) + " in one operand).");
   }
-}
-
-template <class Scalar, class Pointer>
-std::size_t dense_bytes(const HostOperand<Scalar, Pointer>& host) {
-  return sizeof(Scalar) * host.rows * host.cols;
-}
-
-// Reads a dense device matrix back into the (possibly strided) storage of `host`, touching nothing between columns.
-template <class Scalar>
-void from_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, const HostOperand<Scalar, Scalar*>& host,
-                 const std::vector<cl::Event>& wait) {
-  const std::size_t column_bytes = sizeof(Scalar) * host.rows;
-  if (host.ld == host.rows) {
-    check(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, column_bytes * host.cols, host.data, &wait),
-          "clEnqueueReadBuffer");
-  } else {
-    check(queue.enqueueReadBufferRect(buffer, CL_TRUE, {0, 0, 0}, {0, 0, 0},
-                                      {column_bytes, static_cast<std::size_t>(host.cols), 1}, column_bytes, 0,
-                                      sizeof(Scalar) * host.ld, 0, host.data, &wait),
-          "clEnqueueReadBufferRect");
-  }
+  require_allocation(device, static_cast<unsigned long long>(rows * cols) * scalar_size,
+                     std::string("the device copy of ") + name + " (" + shape(rows, cols) + ")",
+                     "Multiply smaller blocks, or choose a device with more memory.");
 }
 
 // C = alpha * op(A) * op(B) + beta * C where C is column-major storage (c.transposed is false), with `config` (null:
@@ -65,6 +44,14 @@ void multiply_on_device(const cl::CommandQueue& queue, const KernelDescription* 
                         const HostOperand<Scalar>& b, const HostOperand<Scalar, Scalar*>& c, Scalar alpha,
                         Scalar beta) {
   const CallContext call = CallContext::of(queue);
+  for (const auto& [name, rows, cols] :
+       {std::tuple{"A", a.rows, a.cols}, std::tuple{"B", b.rows, b.cols}, std::tuple{"C", c.rows, c.cols}}) {
+    require_dense_copy_fits(call.limits, name, rows, cols, sizeof(Scalar));
+  }
+  if (staged_path_applies(call, a, b, c)) {  // large products on GPUs: overlapped through pinned memory
+    staged_product(call, config, a, b, c, alpha, beta);
+    return;
+  }
   ScratchBuffer device_a(call, dense_bytes(a)), device_b(call, dense_bytes(b)), device_c(call, dense_bytes(c));
   to_device(queue, a, device_a.buffer());
   to_device(queue, b, device_b.buffer());
@@ -101,16 +88,7 @@ void gpu_gemm(const cl::CommandQueue& queue, const Eigen::MatrixBase<DA>& a, con
                 "tilegemm::gpu_gemm: C must have the scalar type of A and B.");
   static_assert((Eigen::internal::traits<DC>::Flags & Eigen::LvalueBit) != 0,
                 "tilegemm::gpu_gemm: C must be writable (a Matrix, a block of one or a Map of non-const data).");
-  if (a.cols() != b.rows()) {
-    throw std::invalid_argument("tilegemm::gpu_gemm: cannot multiply A (" + detail::shape(a.rows(), a.cols()) +
-                                ") by B (" + detail::shape(b.rows(), b.cols()) +
-                                "): the columns of A must equal the rows of B.");
-  }
-  if (c.rows() != a.rows() || c.cols() != b.cols()) {
-    throw std::invalid_argument("tilegemm::gpu_gemm: C is " + detail::shape(c.rows(), c.cols()) +
-                                " but A * B, with A " + detail::shape(a.rows(), a.cols()) + " and B " +
-                                detail::shape(b.rows(), b.cols()) + ", is " + detail::shape(a.rows(), b.cols()) + ".");
-  }
+  detail::check_product_shapes(a.rows(), a.cols(), b.rows(), b.cols(), c.rows(), c.cols());
   if (c.size() == 0) return;
   if (a.cols() == 0 || alpha == Scalar(0)) {  // C = beta * C, without reading C when beta is zero
     if (beta == Scalar(0)) {

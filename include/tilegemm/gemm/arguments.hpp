@@ -5,10 +5,13 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <vector>
 
 #include "../runtime/launch.hpp"
 #include "../runtime/opencl.hpp"
+#include "overlap.hpp"
 
 namespace tilegemm {
 
@@ -48,58 +51,114 @@ struct GemmProblem {
   std::size_t scalar_size() const { return alpha.is_double ? sizeof(double) : sizeof(float); }
 };
 
+[[noreturn]] inline void fail(const std::string& message) { throw std::invalid_argument("tilegemm::gemm: " + message); }
 inline void require(bool ok, const std::string& message) {
-  if (!ok) throw std::invalid_argument("tilegemm::gemm: " + message);
+  if (!ok) fail(message);
 }
 
-// Checks one stored rows x cols operand of `scalar_size`-byte elements against its buffer and returns where it
-// lies, in int terms.
-inline Storage check_operand(const char* name, const cl::Buffer& buffer, long long offset, long long ld, long long rows,
-                             long long cols, std::size_t scalar_size, const cl::Context& context) {
-  const std::string n(name);
-  require(offset >= 0, "the offset of " + n + " must not be negative (got " + std::to_string(offset) + ").");
-  require(ld >= (rows > 1 ? rows : 1), "the leading dimension of " + n + " is " + std::to_string(ld) +
-                                           " but must be at least the " + std::to_string(rows) +
-                                           " rows it has as stored (column-major).");
-  const long long needed = rows > 0 && cols > 0 ? offset + (cols - 1) * ld + rows : offset;
-  require(needed <= INT_MAX, n + " spans " + std::to_string(needed) +
-                                 " elements of its buffer; tilegemm indexes buffers with 32-bit integers, so at most " +
-                                 std::to_string(INT_MAX) + " are supported.");
-  if (rows == 0 || cols == 0) return {static_cast<int>(offset), static_cast<int>(ld)};  // never read
-  require(buffer() != nullptr, "buffer " + n + " is a null cl::Buffer.");
-  std::size_t bytes = 0;
-  buffer.getInfo(CL_MEM_SIZE, &bytes);
-  require(static_cast<unsigned long long>(needed) * scalar_size <= bytes,
-          "buffer " + n + " holds " + std::to_string(bytes / scalar_size) + " elements but the " +
-              std::to_string(rows) + " x " + std::to_string(cols) + " operand with offset " + std::to_string(offset) +
-              " and leading dimension " + std::to_string(ld) + " needs " + std::to_string(needed) + ".");
-  cl_context owner = nullptr;
-  buffer.getInfo(CL_MEM_CONTEXT, &owner);
-  require(owner == context(), "buffer " + n + " belongs to another OpenCL context than the command queue.");
+inline constexpr long long index_limit = INT_MAX;  // the kernels index buffers with 32-bit ints
+
+// Checks where one stored rows x cols operand lies (offset and leading dimension, in elements), with no arithmetic
+// that can overflow on any input, and returns it in int terms; `needed` is the elements of its buffer it spans.
+inline Storage check_storage(const std::string& name, long long offset, long long ld, long long rows, long long cols,
+                             long long& needed) {
+  if (offset < 0) fail("the offset of " + name + " must not be negative (got " + std::to_string(offset) + ").");
+  if (offset > index_limit)
+    fail("the offset of " + name + " is " + std::to_string(offset) +
+         "; tilegemm indexes buffers with 32-bit integers, so it must be at most " + std::to_string(index_limit) + ".");
+  if (ld < (rows > 1 ? rows : 1))
+    fail("the leading dimension of " + name + " is " + std::to_string(ld) + " but must be at least the " +
+         std::to_string(rows) + " rows it has as stored (column-major).");
+  if (ld > index_limit)
+    fail("the leading dimension of " + name + " is " + std::to_string(ld) +
+         "; tilegemm indexes buffers with 32-bit integers, so it must be at most " + std::to_string(index_limit) + ".");
+  // offset, ld, rows and cols are at most 2^31 - 1 here (rows and cols are m, n or k), so this cannot overflow.
+  needed = rows > 0 && cols > 0 ? offset + (cols - 1) * ld + rows : offset;
+  if (needed > index_limit)
+    fail(name + " spans " + std::to_string(needed) +
+         " elements of its buffer; tilegemm indexes buffers with 32-bit integers, so at "
+         "most " +
+         std::to_string(index_limit) + " are supported.");
   return {static_cast<int>(offset), static_cast<int>(ld)};
 }
 
+// Checks the buffer of an operand the product reads or writes: not null, large enough for the `needed` elements
+// of `scalar_size` bytes it spans, of the queue's context.
+inline void check_buffer(const std::string& name, const cl::Buffer& buffer, long long rows, long long cols,
+                         const Storage& storage, long long needed, std::size_t scalar_size,
+                         const cl::Context& context) {
+  if (buffer() == nullptr) fail("buffer " + name + " is a null cl::Buffer.");
+  std::size_t bytes = 0;
+  buffer.getInfo(CL_MEM_SIZE, &bytes);
+  if (static_cast<unsigned long long>(needed) * scalar_size > bytes)
+    fail("buffer " + name + " holds " + std::to_string(bytes / scalar_size) + " elements but the " +
+         std::to_string(rows) + " x " + std::to_string(cols) + " operand with offset " +
+         std::to_string(storage.offset) + " and leading dimension " + std::to_string(storage.ld) + " needs " +
+         std::to_string(needed) + ".");
+  cl_context owner = nullptr;
+  buffer.getInfo(CL_MEM_CONTEXT, &owner);
+  if (owner != context()) fail("buffer " + name + " belongs to another OpenCL context than the command queue.");
+}
+
+// Every event a call waits for must be one: a null cl::Event would reach the driver as an invalid wait list.
+inline void check_wait_list(const std::vector<cl::Event>& wait) {
+  for (std::size_t i = 0; i < wait.size(); ++i) {
+    if (wait[i]() == nullptr) fail("event " + std::to_string(i) + " of the wait list is a null cl::Event.");
+  }
+}
+
+inline bool check_transpose(const char* name, Transpose value) {
+  if (value != Transpose::no && value != Transpose::yes)
+    fail(std::string(name) + " must be Transpose::no or Transpose::yes (got the value " +
+         std::to_string(static_cast<long long>(value)) + ").");
+  return value == Transpose::yes;
+}
+
+// Checks the arguments of C = alpha * op(A) * op(B) + beta * C. Buffers are checked where the product uses them:
+// A and B when it reads them (not for an empty C, k = 0 or alpha = 0, as in BLAS), C unless C is empty. C must not
+// share memory with an A or B that is read.
 inline GemmProblem check_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b, long long m,
                                    long long n, long long k, ScalarValue alpha, const cl::Buffer& a, long long a_offset,
                                    long long lda, const cl::Buffer& b, long long b_offset, long long ldb,
                                    ScalarValue beta, const cl::Buffer& c, long long c_offset, long long ldc) {
-  require(m >= 0 && n >= 0 && k >= 0, "m, n and k must not be negative (got m = " + std::to_string(m) +
-                                          ", n = " + std::to_string(n) + ", k = " + std::to_string(k) + ").");
-  require(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, "m, n and k must fit in a 32-bit int.");
-  const bool ta = trans_a == Transpose::yes;
-  const bool tb = trans_b == Transpose::yes;
+  const bool ta = check_transpose("trans_a", trans_a);
+  const bool tb = check_transpose("trans_b", trans_b);
+  if (m < 0 || n < 0 || k < 0)
+    fail("m, n and k must not be negative (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+         ", k = " + std::to_string(k) + ").");
+  if (m > index_limit || n > index_limit || k > index_limit)
+    fail("m, n and k must fit in a 32-bit int (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+         ", k = " + std::to_string(k) + ").");
   GemmProblem p;
   p.alpha = alpha;
   p.beta = beta;
   const std::size_t size = p.scalar_size();
+  const long long a_rows = ta ? k : m, a_cols = ta ? m : k, b_rows = tb ? n : k, b_cols = tb ? k : n;
+  long long a_needed = 0, b_needed = 0, c_needed = 0;
   p.shape.trans_a = ta;
   p.shape.trans_b = tb;
   p.shape.m = static_cast<int>(m);
   p.shape.n = static_cast<int>(n);
   p.shape.k = static_cast<int>(k);
-  p.shape.a = check_operand("A", a, a_offset, lda, ta ? k : m, ta ? m : k, size, context);
-  p.shape.b = check_operand("B", b, b_offset, ldb, tb ? n : k, tb ? k : n, size, context);
-  p.shape.c = check_operand("C", c, c_offset, ldc, m, n, size, context);
+  p.shape.a = check_storage("A", a_offset, lda, a_rows, a_cols, a_needed);
+  p.shape.b = check_storage("B", b_offset, ldb, b_rows, b_cols, b_needed);
+  p.shape.c = check_storage("C", c_offset, ldc, m, n, c_needed);
+  const bool writes_c = m > 0 && n > 0;
+  const bool reads_ab = writes_c && k > 0 && alpha.value != 0;
+  if (reads_ab) {
+    check_buffer("A", a, a_rows, a_cols, p.shape.a, a_needed, size, context);
+    check_buffer("B", b, b_rows, b_cols, p.shape.b, b_needed, size, context);
+  }
+  if (writes_c) check_buffer("C", c, m, n, p.shape.c, c_needed, size, context);
+  if (reads_ab) {
+    for (const auto& [name, buffer, offset, ld, rows, cols] :
+         {std::tuple{"A", a, a_offset, lda, a_rows, a_cols}, std::tuple{"B", b, b_offset, ldb, b_rows, b_cols}}) {
+      if (operands_overlap(c, c_offset, ldc, m, n, buffer, offset, ld, rows, cols, size)) {
+        fail(std::string("C overlaps ") + name + " in memory: the product would read elements of " + name +
+             " that it has already overwritten. Give C memory of its own.");
+      }
+    }
+  }
   p.a = a;
   p.b = b;
   p.c = c;

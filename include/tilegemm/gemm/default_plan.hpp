@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <tuple>
 #include <utility>
 
 #include "../kernels/kernel_description.hpp"
@@ -21,16 +22,18 @@ enum DefaultChoice : std::size_t {
   gpu_32x32,     // GPUs: small C
   gpu_split_k,   // GPUs: C too small to fill the device while K is long
   cpu,           // processors (PoCL): vector arithmetic without barriers in the inner loop
-  small_groups,  // devices whose work-groups hold fewer than 256 work-items
+  small_groups,  // devices whose work-groups hold fewer than 256 work-items: 64 of them
+  tiny_groups,   // 8 work-items
+  single_item,   // any device: one work-item per work-group
 };
-inline constexpr std::array<KernelDescription, 8> default_candidates = {describe<Prefetch<128, 128, 8, 8, 8, 4>>,
-                                                                        describe<Prefetch<128, 64, 8, 8, 8, 4>>,
-                                                                        describe<Prefetch<64, 128, 16, 4, 8, 4>>,
-                                                                        describe<Prefetch<64, 64, 16, 4, 4, 4>>,
-                                                                        describe<Prefetch<32, 32, 16, 2, 2, 2>>,
-                                                                        describe<SplitK<64, 64, 16, 4, 4, 4>>,
-                                                                        describe<WideTypes<16, 16>>,
-                                                                        describe<MoreWorkPerThread<16, 4>>};
+// clang-format off
+inline constexpr std::array<KernelDescription, 10> default_candidates = {
+    describe<Prefetch<128, 128, 8, 8, 8, 4>>, describe<Prefetch<128, 64, 8, 8, 8, 4>>,
+    describe<Prefetch<64, 128, 16, 4, 8, 4>>, describe<Prefetch<64, 64, 16, 4, 4, 4>>,
+    describe<Prefetch<32, 32, 16, 2, 2, 2>>,  describe<SplitK<64, 64, 16, 4, 4, 4>>,
+    describe<WideTypes<16, 16>>,              describe<MoreWorkPerThread<16, 4>>,
+    describe<MoreWorkPerThread<8, 8>>,        describe<Naive<1, 1>>};
+// clang-format on
 
 // What the choice among the GPU candidates knows of each, measured on an NVIDIA H200 (benchmarks/README.md):
 // how many of its work-groups one compute unit runs at once (from the registers per work-item the compiler
@@ -54,8 +57,16 @@ inline constexpr std::array<CandidateModel, 5> gpu_models = {{
 // Whether the device can run candidate `choice` for elements of `scalar_size` bytes.
 inline bool candidate_fits(std::size_t choice, const DeviceLimits& device, std::size_t scalar_size) {
   const KernelDescription& c = default_candidates[choice];
-  return static_cast<std::size_t>(c.threads()) <= device.max_work_group_size &&
-         c.local_memory_elements * scalar_size <= device.local_memory_bytes;
+  return work_group_fits(device, c.threads_m, c.threads_n, c.local_memory_elements * scalar_size);
+}
+
+// For devices that none of the others fit: the first of the small-work-group candidates that fits (one
+// work-item per work-group always does).
+inline std::size_t fallback_for(const DeviceLimits& device, std::size_t scalar_size) {
+  for (std::size_t choice : {small_groups, tiny_groups}) {
+    if (candidate_fits(choice, device, scalar_size)) return choice;
+  }
+  return single_item;
 }
 
 // Rows and columns of C that may be left outside the tiled corner for the strip code.
@@ -91,14 +102,18 @@ inline double estimated_time(std::size_t choice, bool is_double, int m, int n, l
 // choice sees the edge mode the run will use.
 inline Plan plan_default(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size) {
   if (device.type & CL_DEVICE_TYPE_CPU) {
-    return plan_product(default_candidates[candidate_fits(cpu, device, scalar_size) ? cpu : small_groups], s, device,
-                        scalar_size);
+    const std::size_t choice = candidate_fits(cpu, device, scalar_size) ? cpu : fallback_for(device, scalar_size);
+    return plan_product(default_candidates[choice], s, device, scalar_size);
   }
   const long long units = device.compute_units > 0 ? device.compute_units : 1;
   const long long tiles_64 = static_cast<long long>((s.m + 63) / 64) * ((s.n + 63) / 64);
   if (tiles_64 * 2 < units && s.k >= 2048 && s.k >= 4 * std::max(s.m, s.n) &&
       candidate_fits(gpu_split_k, device, scalar_size)) {
-    return plan_product(default_candidates[gpu_split_k], s, device, scalar_size);
+    try {
+      return plan_product(default_candidates[gpu_split_k], s, device, scalar_size);
+    } catch (const Error&) {
+      // Its workspace does not fit one buffer of the device: a single pass instead.
+    }
   }
   const bool is_double = scalar_size == sizeof(double);
   bool found = false;
@@ -110,7 +125,11 @@ inline Plan plan_default(const GemmShape& s, const DeviceLimits& device, std::si
       continue;
     }
     const TileShape& tile = default_candidates[choice].tile;
-    const auto [corner_m, corner_n] = tiled_corner(s.m, s.n, tile.tsm, tile.tsn);
+    auto [corner_m, corner_n] = tiled_corner(s.m, s.n, tile.tsm, tile.tsn);
+    if (!strips_run_on(default_candidates[choice], device, scalar_size)) {
+      corner_m = s.m;  // no strip code runs here: all of C in tiles
+      corner_n = s.n;
+    }
     PlanOptions options;
     options.corner_m = corner_m;
     options.corner_n = corner_n;
@@ -125,7 +144,7 @@ inline Plan plan_default(const GemmShape& s, const DeviceLimits& device, std::si
       found = true;
     }
   }
-  return found ? best : plan_product(default_candidates[small_groups], s, device, scalar_size);
+  return found ? best : plan_product(default_candidates[fallback_for(device, scalar_size)], s, device, scalar_size);
 }
 
 }  // namespace tilegemm::detail

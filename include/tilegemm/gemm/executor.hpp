@@ -28,10 +28,11 @@ struct KernelOperand {
   }
 };
 
-// The operand the plan says: the caller's, or a packed copy enqueued after `wait` (its event appended to `events`).
+// The operand the plan says: the caller's, or a packed copy enqueued after `wait` (its event appended to `events`)
+// by the pack kernel in tile x tile work-groups.
 inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& plan, const cl::Buffer& source,
-                                    const Storage& storage, std::size_t scalar_size, const std::vector<cl::Event>& wait,
-                                    std::vector<cl::Event>& events) {
+                                    const Storage& storage, std::size_t scalar_size, int tile,
+                                    const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
   KernelOperand operand;
   operand.offset = plan.offset;
   operand.ld = plan.ld;
@@ -42,19 +43,19 @@ inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& 
   operand.copy = std::make_unique<ScratchBuffer>(
       call, scalar_size * static_cast<std::size_t>(plan.outer_padded) * static_cast<std::size_t>(plan.inner_padded));
   operand.buffer = operand.copy->buffer();
-  cl::Kernel kernel =
-      make_kernel(call, support_program(scalar_size == sizeof(double), pack_kernel_name), pack_tile * pack_tile);
+  KernelLease kernel =
+      make_kernel(call, support_program(scalar_size == sizeof(double), tile, pack_kernel_name), tile * tile);
   set_args(kernel, plan.outer, plan.inner, static_cast<int>(plan.outer_contiguous), source, storage.offset, storage.ld,
            plan.outer_padded, plan.inner_padded, operand.buffer);
   events.push_back(enqueue(call.queue, kernel,
-                           cl::NDRange(round_up(plan.outer_padded, pack_tile), round_up(plan.inner_padded, pack_tile)),
-                           cl::NDRange(pack_tile, pack_tile), wait));
+                           cl::NDRange(round_up(plan.outer_padded, tile), round_up(plan.inner_padded, tile)),
+                           cl::NDRange(tile, tile), wait));
   return operand;
 }
 
 // The arguments every GEMM entry point starts with (GEMM_PARAMETERS in kernels/common.hpp), in that order; returns
 // the index of the next one.
-inline cl_uint set_gemm_arguments(cl::Kernel& kernel, int m, int n, int k, ScalarValue alpha, ScalarValue beta,
+inline cl_uint set_gemm_arguments(KernelLease& kernel, int m, int n, int k, ScalarValue alpha, ScalarValue beta,
                                   const KernelOperand& a, const KernelOperand& b, const cl::Buffer& c, int c_offset,
                                   int ldc) {
   return set_args(kernel, m, n, k, alpha, beta, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, c, c_offset, ldc);
@@ -65,11 +66,13 @@ inline cl::NDRange range_of(const std::array<std::size_t, 3>& sizes, bool three_
 }
 
 // C = beta * C, for k == 0 or alpha == 0, where A and B are not read (BLAS semantics).
-inline cl::Event scale_c(const CallContext& call, const GemmProblem& p, const std::vector<cl::Event>& wait) {
-  cl::Kernel kernel = make_kernel(call, support_program(p.is_double(), scale_kernel_name), pack_tile * pack_tile);
+inline cl::Event scale_c(const CallContext& call, const Plan& plan, const GemmProblem& p,
+                         const std::vector<cl::Event>& wait) {
+  const int tile = plan.support_tile;
+  KernelLease kernel = make_kernel(call, support_program(p.is_double(), tile, scale_kernel_name), tile * tile);
   set_args(kernel, p.shape.m, p.shape.n, p.beta, p.c, p.shape.c.offset, p.shape.c.ld);
-  return enqueue(call.queue, kernel, cl::NDRange(round_up(p.shape.m, pack_tile), round_up(p.shape.n, pack_tile)),
-                 cl::NDRange(pack_tile, pack_tile), wait);
+  return enqueue(call.queue, kernel, cl::NDRange(round_up(p.shape.m, tile), round_up(p.shape.n, tile)),
+                 cl::NDRange(tile, tile), wait);
 }
 
 // The two passes of split-K: partial products of the slices into a pooled workspace, then their sum into C.
@@ -80,16 +83,17 @@ inline cl::Event run_split_k(const CallContext& call, const Plan& plan, const Ge
   const int ldw = static_cast<int>(round_up(plan.corner_m, t.tsm));
   const int slice_stride = ldw * static_cast<int>(round_up(plan.corner_n, t.tsn));
   ScratchBuffer workspace(call, p.scalar_size() * static_cast<std::size_t>(plan.slices) * slice_stride);
-  cl::Kernel slices = make_kernel(call, gemm_program(plan.config, is_double, plan.variant), plan.config.threads());
+  KernelLease slices = make_kernel(call, gemm_program(plan.config, is_double, plan.variant), plan.config.threads());
   set_args(slices, plan.corner_m, plan.corner_n, plan.depth, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld,
            workspace.buffer(), slice_stride, ldw, plan.k_per_slice);
   const cl::Event partial = enqueue(call.queue, slices, range_of(plan.global, true), range_of(plan.local, true), ready);
-  cl::Kernel sum = make_kernel(call, support_program(is_double, sum_slices_kernel_name), pack_tile * pack_tile);
+  const int tile = plan.support_tile;
+  KernelLease sum = make_kernel(call, support_program(is_double, tile, sum_slices_kernel_name), tile * tile);
   set_args(sum, plan.corner_m, plan.corner_n, plan.slices, p.alpha, p.beta, workspace.buffer(), slice_stride, ldw, p.c,
            p.shape.c.offset, p.shape.c.ld);
   const cl::Event done =
-      enqueue(call.queue, sum, cl::NDRange(round_up(plan.corner_m, pack_tile), round_up(plan.corner_n, pack_tile)),
-              cl::NDRange(pack_tile, pack_tile), {partial});
+      enqueue(call.queue, sum, cl::NDRange(round_up(plan.corner_m, tile), round_up(plan.corner_n, tile)),
+              cl::NDRange(tile, tile), {partial});
   workspace.give_back_after(done);
   return done;
 }
@@ -99,7 +103,7 @@ inline cl::Event run_remainder(const CallContext& call, const Plan& plan, const 
                                const std::vector<cl::Event>& wait) {
   constexpr std::size_t threads = remainder_panel * remainder_lanes;
   const GemmShape& s = p.shape;
-  cl::Kernel kernel = make_kernel(call, remainder_program(p.is_double(), s.trans_a, s.trans_b), threads);
+  KernelLease kernel = make_kernel(call, remainder_program(p.is_double(), s.trans_a, s.trans_b), threads);
   set_args(kernel, s.m, s.n, s.k, plan.corner_m, plan.corner_n, p.alpha, p.beta, p.a, s.a.offset, s.a.ld, p.b,
            s.b.offset, s.b.ld, p.c, s.c.offset, s.c.ld, static_cast<int>(plan.strip_groups.right),
            static_cast<int>(plan.strip_groups.total()));
@@ -112,13 +116,13 @@ inline cl::Event run_product(const CallContext& call, const Plan& plan, const Ge
                              const std::vector<cl::Event>& wait) {
   const GemmShape& s = p.shape;
   std::vector<cl::Event> ready = wait;
-  KernelOperand a = kernel_operand(call, plan.a, p.a, s.a, p.scalar_size(), wait, ready);
-  KernelOperand b = kernel_operand(call, plan.b, p.b, s.b, p.scalar_size(), wait, ready);
+  KernelOperand a = kernel_operand(call, plan.a, p.a, s.a, p.scalar_size(), plan.support_tile, wait, ready);
+  KernelOperand b = kernel_operand(call, plan.b, p.b, s.b, p.scalar_size(), plan.support_tile, wait, ready);
   cl::Event done;
   if (plan.config.splits_k) {
     done = run_split_k(call, plan, p, a, b, ready);
   } else {
-    cl::Kernel kernel =
+    KernelLease kernel =
         make_kernel(call, gemm_program(plan.config, p.is_double(), plan.variant), plan.config.threads());
     const cl_uint next = set_gemm_arguments(kernel, plan.corner_m, plan.corner_n, plan.depth, p.alpha, p.beta, a, b,
                                             p.c, s.c.offset, s.c.ld);
@@ -145,7 +149,7 @@ inline cl::Event execute(const CallContext& call, const Plan& plan, const GemmPr
       return done;
     }
     case Work::scale_c:
-      return scale_c(call, p, wait);
+      return scale_c(call, plan, p, wait);
     default:
       return run_product(call, plan, p, wait);
   }

@@ -34,8 +34,8 @@ constexpr const KernelDescription* description_of() {
 inline Plan plan_gemm(const KernelDescription* config, const GemmShape& s, bool alpha_is_zero,
                       const DeviceLimits& device, std::size_t scalar_size, const PlanOptions& options = {}) {
   require_fp64(device, scalar_size);
-  if (s.m == 0 || s.n == 0) return plan_without_product(Work::nothing);
-  if (s.k == 0 || alpha_is_zero) return plan_without_product(Work::scale_c);
+  if (s.m == 0 || s.n == 0) return plan_without_product(Work::nothing, device);
+  if (s.k == 0 || alpha_is_zero) return plan_without_product(Work::scale_c, device);
   return config ? plan_product(*config, s, device, scalar_size, options) : plan_default(s, device, scalar_size);
 }
 
@@ -67,6 +67,7 @@ cl::Event gemm(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans
   constexpr const detail::KernelDescription* config = detail::description_of<Config>();
   return detail::translate_cl_errors([&] {
     const detail::CallContext call = detail::CallContext::of(queue);
+    detail::check_wait_list(wait);
     const detail::GemmProblem problem =
         detail::check_arguments<Scalar>(call.context, trans_a, trans_b, m, n, k, static_cast<Scalar>(alpha), a,
                                         a_offset, lda, b, b_offset, ldb, static_cast<Scalar>(beta), c, c_offset, ldc);

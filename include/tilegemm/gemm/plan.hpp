@@ -7,6 +7,8 @@
 #include <array>
 #include <climits>
 #include <cstddef>
+#include <string>
+#include <utility>
 
 #include "../kernels/kernel_description.hpp"
 #include "../runtime/device_limits.hpp"
@@ -63,7 +65,8 @@ struct Plan {
   int k_per_slice = 0;
   std::array<std::size_t, 3> global{{1, 1, 1}};  // the product kernel's launch
   std::array<std::size_t, 3> local{{1, 1, 1}};
-  std::size_t tile_rows = 0;  // fused strips: rows of tile work-groups (dimension 1) before the strips' rows
+  std::size_t tile_rows = 0;     // fused strips: rows of tile work-groups (dimension 1) before the strips' rows
+  int support_tile = pack_tile;  // the pack, sum and scale kernels' work-groups: support_tile x support_tile
 };
 
 // What a caller may ask of the planner beyond the problem: how operands that do not fill whole tiles are read
@@ -79,6 +82,36 @@ inline void require_fp64(const DeviceLimits& device, std::size_t scalar_size) {
     throw Error(CL_INVALID_OPERATION, "tilegemm: " + device.name +
                                           " does not support double precision (cl_khr_fp64). Multiply float matrices, "
                                           "or choose a device with fp64 through TILEGEMM_DEVICE or your own queue.");
+  }
+}
+
+// The side of the support kernels' square work-groups on the device: the largest that fits it (kernels/support.hpp).
+inline int support_tile_for(const DeviceLimits& device) {
+  for (int tile : support_tiles) {
+    const bool dimensions_fit =
+        device.max_work_item_sizes.size() < 2 || (static_cast<std::size_t>(tile) <= device.max_work_item_sizes[0] &&
+                                                  static_cast<std::size_t>(tile) <= device.max_work_item_sizes[1]);
+    if (static_cast<std::size_t>(tile) * tile <= device.max_work_group_size && dimensions_fit) return tile;
+  }
+  return 1;
+}
+
+// Whether a work-group of threads_m x threads_n work-items and `local_bytes` of local memory runs on the device.
+inline bool work_group_fits(const DeviceLimits& device, std::size_t threads_m, std::size_t threads_n,
+                            std::size_t local_bytes) {
+  return threads_m * threads_n <= device.max_work_group_size && device.max_work_item_sizes.size() >= 2 &&
+         threads_m <= device.max_work_item_sizes[0] && threads_n <= device.max_work_item_sizes[1] &&
+         local_bytes <= device.local_memory_bytes;
+}
+
+// Throws tilegemm::Error when one buffer of `bytes` (what `what` names) is larger than the device allows.
+inline void require_allocation(const DeviceLimits& device, unsigned long long bytes, const std::string& what,
+                               const std::string& advice) {
+  if (bytes > device.max_alloc_bytes) {
+    throw Error(CL_INVALID_BUFFER_SIZE, "tilegemm: " + what + " needs a buffer of " + std::to_string(bytes) +
+                                            " bytes, more than the largest " + device.name + " allows (" +
+                                            std::to_string(device.max_alloc_bytes) +
+                                            " bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE). " + advice);
   }
 }
 
@@ -110,6 +143,21 @@ inline OperandPlan packed_copy(int outer, int inner, bool outer_contiguous, int 
   return plan;
 }
 
+// The bytes of a packed copy.
+inline unsigned long long copy_bytes(const OperandPlan& plan, std::size_t scalar_size) {
+  return static_cast<unsigned long long>(plan.outer_padded) * static_cast<unsigned long long>(plan.inner_padded) *
+         scalar_size;
+}
+
+// Whether every index the kernels that read either layout work out for an operand read in place fits in their 32-bit
+// ints: they address whole slices of K (up to the tile past the operand's last k) and rows up to the last.
+inline bool in_place_indices_fit(const Storage& s, int outer, int inner, bool outer_contiguous, int inner_tile) {
+  const long long k_last = static_cast<long long>(round_up(inner, inner_tile)) - 1;
+  const long long last = outer_contiguous ? s.offset + k_last * s.ld + (outer - 1)
+                                          : s.offset + static_cast<long long>(outer - 1) * s.ld + k_last;
+  return last <= index_limit;
+}
+
 // Whether an operand (outer x inner as the kernel sees it) fills whole tiles at whole vectors of offset and leading
 // dimension, and whether its contiguous extent, offset and leading dimension are whole vectors.
 inline bool fills_whole_tiles(const Storage& s, int outer, int inner, int outer_tile, int inner_tile, int vw) {
@@ -121,7 +169,7 @@ inline bool whole_vectors(const Storage& s, int outer, int inner, bool outer_con
 
 // The families that read packed operands: in place where the caller's operand is outer-contiguous and fills whole
 // tiles, else a packed copy. The kernel reads whole tiles of K.
-inline void plan_packed_operands(Plan& plan, const GemmShape& s) {
+inline void plan_packed_operands(Plan& plan, const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size) {
   const TileShape& t = plan.config.tile;
   const bool a_outer = !s.trans_a;  // A is M-contiguous, B N-contiguous: outer-contiguous
   const bool b_outer = s.trans_b;
@@ -131,35 +179,63 @@ inline void plan_packed_operands(Plan& plan, const GemmShape& s) {
   plan.b = b_outer && fills_whole_tiles(s.b, s.n, s.k, t.tsn, t.tsk, t.vw)
                ? in_place(s.b, true, t.vw)
                : packed_copy(s.n, s.k, b_outer, t.tsn, t.tsk, t.vw);
+  for (const auto& [name, operand] : {std::pair{"A", &plan.a}, std::pair{"B", &plan.b}}) {
+    if (!operand->packed) continue;
+    require_allocation(device, copy_bytes(*operand, scalar_size),
+                       std::string("the zero-padded copy of ") + name + " that " + plan.config.name() + " reads",
+                       "A prefetch configuration or AutoConfig reads such operands in place.");
+  }
   plan.depth = static_cast<int>(round_up(s.k, t.tsk));
 }
 
 // The families that read either layout (prefetch, split-K): each operand in place or packed, and the edge mode to
-// match (see operand_policy.hpp and kernels/prefetch.hpp).
-inline void plan_either_layout_operands(Plan& plan, const GemmShape& s, EdgePolicy policy) {
+// match (see operand_policy.hpp and kernels/prefetch.hpp). Operands whose indices would not fit the kernel's ints
+// in place are packed; copies larger than the device's largest buffer are not made: such operands are read in place
+// an element at a time.
+inline void plan_either_layout_operands(Plan& plan, const GemmShape& s, EdgePolicy policy, const DeviceLimits& device,
+                                        std::size_t scalar_size) {
   const TileShape& t = plan.config.tile;
   const bool a_outer = !s.trans_a;
   const bool b_outer = s.trans_b;
+  const bool a_fits = in_place_indices_fit(s.a, s.m, s.k, a_outer, t.tsk);
+  const bool b_fits = in_place_indices_fit(s.b, s.n, s.k, b_outer, t.tsk);
   const bool a_whole = fills_whole_tiles(s.a, s.m, s.k, t.tsm, t.tsk, t.vw);
   const bool b_whole = fills_whole_tiles(s.b, s.n, s.k, t.tsn, t.tsk, t.vw);
   const bool a_vectors = whole_vectors(s.a, s.m, s.k, a_outer, t.vw);
   const bool b_vectors = whole_vectors(s.b, s.n, s.k, b_outer, t.vw);
   const bool small = static_cast<double>(s.m) * s.n * s.k <= edges_in_place_up_to;
-  if (policy == EdgePolicy::elements ||
-      (policy == EdgePolicy::by_size && !(a_whole && b_whole) && !(a_vectors && b_vectors) && small)) {
-    plan.variant.edges = EdgeMode::elements;
-    plan.a = in_place(s.a, a_outer, 1);
-    plan.b = in_place(s.b, b_outer, 1);
-  } else {
+  bool elements = a_fits && b_fits &&
+                  (policy == EdgePolicy::elements ||
+                   (policy == EdgePolicy::by_size && !(a_whole && b_whole) && !(a_vectors && b_vectors) && small));
+  if (!elements) {
     // In place where whole tiles, or whole vectors unless the policy says pack; but a K-contiguous operand reused
     // over many rows (B) or columns (A) of C is packed, since the kernel reads an outer-contiguous one faster.
     const bool vectors_ok = policy != EdgePolicy::pack;
-    const bool a_in_place = (a_whole || (vectors_ok && a_vectors)) && (a_outer || s.n < pack_k_contiguous_from);
-    const bool b_in_place = (b_whole || (vectors_ok && b_vectors)) && (b_outer || s.m < pack_k_contiguous_from);
+    const bool a_in_place =
+        a_fits && (a_whole || (vectors_ok && a_vectors)) && (a_outer || s.n < pack_k_contiguous_from);
+    const bool b_in_place =
+        b_fits && (b_whole || (vectors_ok && b_vectors)) && (b_outer || s.m < pack_k_contiguous_from);
     plan.a = a_in_place ? in_place(s.a, a_outer, t.vw) : packed_copy(s.m, s.k, a_outer, t.tsm, t.tsk, t.vw);
     plan.b = b_in_place ? in_place(s.b, b_outer, t.vw) : packed_copy(s.n, s.k, b_outer, t.tsn, t.tsk, t.vw);
-    const bool edges = (a_in_place && !a_whole) || (b_in_place && !b_whole);
-    plan.variant.edges = edges ? EdgeMode::vectors : EdgeMode::whole_tiles;
+    const bool copy_too_large = (plan.a.packed && copy_bytes(plan.a, scalar_size) > device.max_alloc_bytes) ||
+                                (plan.b.packed && copy_bytes(plan.b, scalar_size) > device.max_alloc_bytes);
+    if (copy_too_large && a_fits && b_fits) {
+      elements = true;
+    } else {
+      for (const auto& [name, operand] : {std::pair{"A", &plan.a}, std::pair{"B", &plan.b}}) {
+        if (!operand->packed) continue;
+        require_allocation(device, copy_bytes(*operand, scalar_size),
+                           std::string("the zero-padded copy of ") + name + " that " + plan.config.name() + " reads",
+                           "Its offset and leading dimension are too large for the kernels' 32-bit indices in place.");
+      }
+      const bool edges = (a_in_place && !a_whole) || (b_in_place && !b_whole);
+      plan.variant.edges = edges ? EdgeMode::vectors : EdgeMode::whole_tiles;
+    }
+  }
+  if (elements) {
+    plan.variant.edges = EdgeMode::elements;
+    plan.a = in_place(s.a, a_outer, 1);
+    plan.b = in_place(s.b, b_outer, 1);
   }
   plan.variant.flag_a = plan.a.k_contiguous;
   plan.variant.flag_b = plan.b.k_contiguous;
@@ -169,7 +245,8 @@ inline void plan_either_layout_operands(Plan& plan, const GemmShape& s, EdgePoli
 
 // Split-K: enough slices of K to give the device two work-groups per compute unit, each slice at least four tiles
 // deep (a multiple of the tile depth).
-inline void plan_split_k(Plan& plan, unsigned compute_units) {
+inline void plan_split_k(Plan& plan, const DeviceLimits& device, std::size_t scalar_size) {
+  const unsigned compute_units = device.compute_units > 0 ? device.compute_units : 1;
   const TileShape& t = plan.config.tile;
   const long long tiles = static_cast<long long>(plan.global[0] / plan.local[0]) * (plan.global[1] / plan.local[1]);
   const int k_tiles = (plan.depth + t.tsk - 1) / t.tsk;
@@ -181,6 +258,8 @@ inline void plan_split_k(Plan& plan, unsigned compute_units) {
   const long long workspace = plan.slices * static_cast<long long>(round_up(plan.corner_m, t.tsm)) *
                               static_cast<long long>(round_up(plan.corner_n, t.tsn));
   require(workspace <= INT_MAX, "the split-K workspace would exceed 2^31 - 1 elements; use a smaller C.");
+  require_allocation(device, static_cast<unsigned long long>(workspace) * scalar_size, "split-K's workspace",
+                     "Use a configuration of another family for this product.");
   plan.global[2] = static_cast<std::size_t>(plan.slices);
 }
 
@@ -188,6 +267,14 @@ inline void plan_split_k(Plan& plan, unsigned compute_units) {
 // the device's local memory has room for the strip code's stage beside its tiles.
 inline bool fuses_strips_on(const KernelDescription& config, const DeviceLimits& device, std::size_t scalar_size) {
   return config.fuses_strips && (config.local_memory_elements + strip_stage) * scalar_size <= device.local_memory_bytes;
+}
+
+// Whether the strips outside a tiled corner can be multiplied on the device: in the configuration's own launch, or
+// by the remainder kernel (kernels/remainder.hpp), whose work-groups must fit.
+inline bool strips_run_on(const KernelDescription& config, const DeviceLimits& device, std::size_t scalar_size) {
+  return fuses_strips_on(config, device, scalar_size) ||
+         work_group_fits(device, static_cast<std::size_t>(remainder_panel) * remainder_lanes, 1,
+                         static_cast<std::size_t>(strip_stage) * scalar_size);
 }
 
 // The plan of a product with one configuration. Throws tilegemm::Error when the device cannot run it.
@@ -199,9 +286,15 @@ inline Plan plan_product(const KernelDescription& config, const GemmShape& s, co
   Plan plan;
   plan.work = Work::product;
   plan.config = config;
+  plan.support_tile = support_tile_for(device);
   plan.corner_m = options.corner_m < 0 ? s.m : options.corner_m;
   plan.corner_n = options.corner_n < 0 ? s.n : options.corner_n;
   if (plan.corner_m < s.m || plan.corner_n < s.n) {
+    if (!strips_run_on(config, device, scalar_size)) {
+      throw Error(CL_INVALID_WORK_GROUP_SIZE, "tilegemm: " + device.name +
+                                                  " cannot run the strip code's work-groups for the rows and columns "
+                                                  "outside a tiled corner; plan all of C instead.");
+    }
     const bool fused = fuses_strips_on(config, device, scalar_size);
     plan.strips = fused ? StripWork::fused : StripWork::remainder_kernel;
     plan.strip_groups =
@@ -222,13 +315,13 @@ inline Plan plan_product(const KernelDescription& config, const GemmShape& s, co
       plan.depth = s.k;
       break;
     case OperandAccess::packed:
-      plan_packed_operands(plan, corner);
+      plan_packed_operands(plan, corner, device, scalar_size);
       break;
     case OperandAccess::either_layout:
-      plan_either_layout_operands(plan, corner, options.policy);
+      plan_either_layout_operands(plan, corner, options.policy, device, scalar_size);
       break;
   }
-  if (config.splits_k) plan_split_k(plan, device.compute_units);
+  if (config.splits_k) plan_split_k(plan, device, scalar_size);
   if (plan.strips == StripWork::fused) {  // the strips' work-groups: rows of them past the tiles' in dimension 1
     plan.variant.strips = true;
     const std::size_t tile_columns = plan.global[0] / plan.local[0];
@@ -239,9 +332,10 @@ inline Plan plan_product(const KernelDescription& config, const GemmShape& s, co
 }
 
 // A plan that does no product: an empty C, or C = beta * C.
-inline Plan plan_without_product(Work work) {
+inline Plan plan_without_product(Work work, const DeviceLimits& device) {
   Plan plan;
   plan.work = work;
+  plan.support_tile = support_tile_for(device);
   return plan;
 }
 

@@ -68,9 +68,9 @@ inline ProgramText remainder_program(bool is_double, bool trans_a, bool trans_b)
                                              strip_code, remainder_entry.source});
 }
 
-// The support program (kernels/support.hpp); kernel_name picks one of its kernels.
-inline ProgramText support_program(bool is_double, const char* kernel_name) {
-  return program_text(kernel_name, {scalar_piece(is_double, 1), support_defines, support_code});
+// The support program (kernels/support.hpp) with tile x tile work-groups; kernel_name picks one of its kernels.
+inline ProgramText support_program(bool is_double, int tile, const char* kernel_name) {
+  return program_text(kernel_name, {scalar_piece(is_double, 1), support_defines(tile), support_code});
 }
 
 }  // namespace tilegemm::detail

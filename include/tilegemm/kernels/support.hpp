@@ -2,14 +2,30 @@
 // slices, and C = beta * C.
 #pragma once
 
+#include <array>
+#include <cstddef>
+
 #include "../config/fixed_string.hpp"
 #include "program_text.hpp"
 
 namespace tilegemm::detail {
 
-inline constexpr int pack_tile = 16;  // PACK_TILE: the support kernels' work-groups are pack_tile x pack_tile
-inline constexpr auto support_defines_text = define_line<pack_tile>("PACK_TILE");
-inline constexpr TextPiece support_defines = piece(support_defines_text.view());
+// PACK_TILE: the support kernels' work-groups are PACK_TILE x PACK_TILE work-items, the largest of these that the
+// device allows (plan.hpp's support_tile_for); a device whose work-groups hold a single work-item gets 1.
+inline constexpr std::array<int, 5> support_tiles = {16, 8, 4, 2, 1};
+inline constexpr int pack_tile = support_tiles[0];
+template <int Tile>
+inline constexpr auto support_defines_text = define_line<Tile>("PACK_TILE");
+inline TextPiece support_defines(int tile) {
+  static constexpr std::array<TextPiece, 5> pieces = {
+      piece(support_defines_text<16>.view()), piece(support_defines_text<8>.view()),
+      piece(support_defines_text<4>.view()), piece(support_defines_text<2>.view()),
+      piece(support_defines_text<1>.view())};
+  for (std::size_t i = 0; i < support_tiles.size(); ++i) {
+    if (support_tiles[i] == tile) return pieces[i];
+  }
+  return pieces.back();
+}
 
 inline constexpr char support_source[] = R"CLC(
 // Copies an operand into the layout the packed kernels read: dst[i * outer_padded + o] for the outer index o

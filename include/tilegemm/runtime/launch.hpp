@@ -47,18 +47,13 @@ void check_work_group(const DeviceLimits& device, const What& what_names, std::s
   }
 }
 
-// A fresh kernel object for one call: kernel objects are not shared between threads, since clSetKernelArg on a
-// shared one is not thread-safe.
-inline cl::Kernel make_kernel(const CallContext& call, const ProgramText& text, std::size_t threads) {
-  const cl::Program program = ProgramCache::instance().program(call.context, call.device, text);
-  cl_int status = CL_SUCCESS;
-  cl::Kernel kernel(program, text.kernel_name, &status);
-  check(status, "clCreateKernel");
-  std::size_t allowed = 0;
-  check(kernel.getWorkGroupInfo(call.device, CL_KERNEL_WORK_GROUP_SIZE, &allowed), "clGetKernelWorkGroupInfo");
-  if (threads > allowed) {
+// A kernel object for one call, lent by the program cache (kernel objects are reused across calls but never shared
+// between threads at once), checked against the work-items its configuration needs.
+inline KernelLease make_kernel(const CallContext& call, const ProgramText& text, std::size_t threads) {
+  KernelLease kernel = ProgramCache::instance().kernel(call.context, call.device, text);
+  if (threads > kernel.work_group_size()) {
     throw Error(CL_INVALID_WORK_GROUP_SIZE, std::string("tilegemm: the compiled kernel ") + text.kernel_name +
-                                                " runs at most " + std::to_string(allowed) +
+                                                " runs at most " + std::to_string(kernel.work_group_size()) +
                                                 " work-items per group on " + call.limits.name +
                                                 ", but its configuration needs " + std::to_string(threads) +
                                                 ". Choose a TileConfig with fewer work-items.");
@@ -96,11 +91,19 @@ template <class... Args>
 cl_uint set_args(cl::Kernel& kernel, const Args&... args) {
   return set_args_from(kernel, 0, args...);
 }
+template <class... Args>
+cl_uint set_args(KernelLease& kernel, const Args&... args) {
+  return set_args_from(kernel.get(), 0, args...);
+}
+template <class... Args>
+cl_uint set_args_from(KernelLease& kernel, cl_uint first, const Args&... args) {
+  return set_args_from(kernel.get(), first, args...);
+}
 
-inline cl::Event enqueue(const cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
+inline cl::Event enqueue(const cl::CommandQueue& queue, KernelLease& kernel, const cl::NDRange& global,
                          const cl::NDRange& local, const std::vector<cl::Event>& wait) {
   cl::Event done;
-  check(queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, local, wait.empty() ? nullptr : &wait, &done),
+  check(queue.enqueueNDRangeKernel(kernel.get(), cl::NullRange, global, local, wait.empty() ? nullptr : &wait, &done),
         "clEnqueueNDRangeKernel");
   return done;
 }

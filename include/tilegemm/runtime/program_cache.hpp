@@ -5,44 +5,184 @@
 #include <cstdint>
 #include <future>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "../kernels/program_text.hpp"
 #include "error.hpp"
+#include "kept_contexts.hpp"
 #include "opencl.hpp"
 
 namespace tilegemm {
 
-class ProgramCache {
+// A kernel object lent to one call: set its arguments, enqueue it, and it goes back to its shelf when the lease ends
+// (OpenCL takes the arguments at enqueue, so the next call may set new ones). A kernel object is never used by two
+// threads at once: clSetKernelArg on a shared one is not thread-safe.
+class KernelLease {
+ public:
+  struct Shelf {
+    std::mutex mutex;
+    std::vector<cl::Kernel> idle;
+    std::size_t work_group_size = 0;  // CL_KERNEL_WORK_GROUP_SIZE of the compiled kernel
+  };
+  static constexpr std::size_t shelf_size = 8;  // idle kernels kept per program and kernel name
+
+  KernelLease(cl::Kernel kernel, std::shared_ptr<Shelf> shelf) : kernel_(std::move(kernel)), shelf_(std::move(shelf)) {}
+  KernelLease(KernelLease&&) noexcept = default;
+  KernelLease& operator=(KernelLease&&) = delete;
+  KernelLease(const KernelLease&) = delete;
+  KernelLease& operator=(const KernelLease&) = delete;
+  ~KernelLease() {
+    if (!shelf_ || kernel_() == nullptr) return;
+    std::lock_guard<std::mutex> lock(shelf_->mutex);
+    if (shelf_->idle.size() < shelf_size) shelf_->idle.push_back(std::move(kernel_));
+  }
+
+  cl::Kernel& get() { return kernel_; }
+  std::size_t work_group_size() const { return shelf_->work_group_size; }
+
+ private:
+  cl::Kernel kernel_;
+  std::shared_ptr<Shelf> shelf_;
+};
+
+// Programs are kept per context for as long as KeptContexts keeps the context (kept_contexts.hpp): tilegemm's own
+// contexts until tilegemm::release_resources(), and the most recently used user contexts. So are idle kernel objects
+// of each program, lent to one call at a time.
+class ProgramCache final : public detail::ContextResources {
  public:
   // The process-wide cache (leaked on purpose, like the queues: no OpenCL calls from static destructors).
   static ProgramCache& instance() {
-    static auto* cache = new ProgramCache;
+    static auto* cache = [] {
+      auto* created = new ProgramCache;
+      detail::KeptContexts::instance().add_holder(*created);
+      return created;
+    }();
     return *cache;
   }
 
   // The program for `text` on `device`, compiling it when this is the first request. Concurrent first requests
-  // wait for one build. A failed build throws tilegemm::Error with the compiler's log, now and on every retry.
+  // wait for one build. A failed build throws tilegemm::Error with the compiler's log, now and on every retry (until
+  // the context's programs are released).
   cl::Program program(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
+    detail::KeptContexts::instance().use(context);
     const Key key{context(), device(), text.key};
     std::promise<cl::Program> promise;
     std::shared_future<cl::Program> ready;
+    bool build_here = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto found = entries_.find(key);
-      if (found != entries_.end()) return found->second.program.get();
-      ready = promise.get_future().share();
-      entries_.emplace(key, Entry{context, ready});  // the context is kept alive so that its handle stays unique
+      if (found != entries_.end()) {
+        ready = found->second.program;  // waited for below, without the lock, while another thread may build it
+      } else {
+        ready = promise.get_future().share();
+        build_here = true;
+        // A context let go of since use() above (by calls on other contexts, or release_resources) is not cached
+        // again: this call builds its program for itself alone.
+        if (detail::KeptContexts::instance().keeps(context())) entries_.emplace(key, Entry{context, ready});
+      }
     }
-    try {
-      promise.set_value(build(context, device, text));
-      ++built_;
-    } catch (...) {
-      promise.set_exception(std::current_exception());
+    if (build_here) {
+      try {
+        promise.set_value(build(context, device, text));
+        ++built_;
+      } catch (...) {
+        promise.set_exception(std::current_exception());
+      }
     }
-    return ready.get();
+    return ready.get();  // a released entry's program lives on in the futures that still share it
+  }
+
+  // Kernel `text.kernel_name` of the program for `text` on `device`, lent to the caller: an idle one of an earlier
+  // call, or a new one (building the program first where this is its first request).
+  KernelLease kernel(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
+    const ShelfKey key{context(), device(), text.key, text.kernel_name};
+    std::shared_ptr<KernelLease::Shelf> shelf;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto found = shelves_.find(key);
+      if (found != shelves_.end()) shelf = found->second;
+    }
+    if (shelf) {
+      detail::KeptContexts::instance().use(context);  // as a program request would
+      std::lock_guard<std::mutex> lock(shelf->mutex);
+      if (!shelf->idle.empty()) {
+        cl::Kernel kernel = std::move(shelf->idle.back());
+        shelf->idle.pop_back();
+        return KernelLease(std::move(kernel), shelf);
+      }
+    }
+    const cl::Program built = program(context, device, text);
+    cl_int status = CL_SUCCESS;
+    cl::Kernel kernel(built, text.kernel_name, &status);
+    detail::check(status, "clCreateKernel");
+    if (!shelf) {
+      shelf = std::make_shared<KernelLease::Shelf>();
+      detail::check(kernel.getWorkGroupInfo(device, CL_KERNEL_WORK_GROUP_SIZE, &shelf->work_group_size),
+                    "clGetKernelWorkGroupInfo");
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (detail::KeptContexts::instance().keeps(context())) shelf = shelves_.emplace(key, shelf).first->second;
+    }
+    return KernelLease(std::move(kernel), shelf);
+  }
+
+  // Drops the programs and kernels of `context`; later requests build them again.
+  void release(cl_context context) override {
+    std::vector<Entry> dropped;  // freed after the lock is let go: no driver calls under it
+    std::vector<std::shared_ptr<KernelLease::Shelf>> dropped_shelves;
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto entry = entries_.begin(); entry != entries_.end();) {
+      if (std::get<0>(entry->first) == context) {
+        dropped.push_back(std::move(entry->second));
+        entry = entries_.erase(entry);
+      } else {
+        ++entry;
+      }
+    }
+    for (auto shelf = shelves_.begin(); shelf != shelves_.end();) {
+      if (std::get<0>(shelf->first) == context) {
+        dropped_shelves.push_back(std::move(shelf->second));
+        shelf = shelves_.erase(shelf);
+      } else {
+        ++shelf;
+      }
+    }
+  }
+
+  // Drops every program and kernel.
+  void release_all() override {
+    std::map<Key, Entry> dropped;  // freed after the lock is let go
+    std::map<ShelfKey, std::shared_ptr<KernelLease::Shelf>> dropped_shelves;
+    std::lock_guard<std::mutex> lock(mutex_);
+    dropped.swap(entries_);
+    dropped_shelves.swap(shelves_);
+  }
+
+  // How many programs are held now, and for how many contexts.
+  std::size_t programs_held() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return entries_.size();
+  }
+  std::size_t contexts_held() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::set<cl_context> contexts;
+    for (const auto& entry : entries_) contexts.insert(std::get<0>(entry.first));
+    return contexts.size();
+  }
+  // Whether any program of `context` is held; meaningful while the caller holds `context` (a freed context's handle
+  // may be reused by a new one).
+  bool holds(cl_context context) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& entry : entries_) {
+      if (std::get<0>(entry.first) == context) return true;
+    }
+    return false;
   }
 
   // How many programs this process has compiled so far.
@@ -50,8 +190,9 @@ class ProgramCache {
 
  private:
   using Key = std::tuple<cl_context, cl_device_id, std::uint64_t>;
+  using ShelfKey = std::tuple<cl_context, cl_device_id, std::uint64_t, std::string>;
   struct Entry {
-    cl::Context context;
+    cl::Context context;  // held, so that the key's handle cannot be reused by a new context while the entry exists
     std::shared_future<cl::Program> program;
   };
 
@@ -84,6 +225,7 @@ class ProgramCache {
 
   std::mutex mutex_;
   std::map<Key, Entry> entries_;
+  std::map<ShelfKey, std::shared_ptr<KernelLease::Shelf>> shelves_;  // idle kernels; a shelf's context is an entry's
   std::atomic<std::size_t> built_{0};
 };
 

@@ -1,0 +1,126 @@
+// runtime/host_threads: a few host threads, started once, that copy large matrices between user memory and pinned
+// staging memory in parallel (one thread copies at a fraction of the host's memory bandwidth).
+#pragma once
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tilegemm::detail {
+
+class HostThreads {
+ public:
+  // Leaked on purpose, like the queues: its threads live as long as the process.
+  static HostThreads& instance() {
+    static auto* threads = new HostThreads(std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 8));
+    return *threads;
+  }
+
+  std::size_t count() const { return workers_.size() + 1; }  // the calling thread takes a part too
+
+  // Runs part(i) for i in [0, parts) on the pool and the calling thread; returns when all have run, rethrowing the
+  // first exception. Calls from several threads take turns.
+  void run(std::size_t parts, const std::function<void(std::size_t)>& part) {
+    if (parts == 0) return;
+    std::lock_guard<std::mutex> one_job(job_mutex_);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      part_ = &part;
+      parts_ = parts;
+      next_ = 0;
+      unfinished_ = parts;
+      failure_ = nullptr;
+      ++generation_;
+    }
+    wake_.notify_all();
+    work();
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return unfinished_ == 0; });
+    part_ = nullptr;
+    if (failure_) std::rethrow_exception(failure_);
+  }
+
+ private:
+  explicit HostThreads(unsigned threads) {
+    for (unsigned t = 1; t < threads; ++t) workers_.emplace_back([this] { serve(); });
+    for (std::thread& worker : workers_) worker.detach();
+  }
+
+  // Takes parts until none is left.
+  void work() {
+    for (;;) {
+      std::size_t index = 0;
+      const std::function<void(std::size_t)>* part = nullptr;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (part_ == nullptr || next_ >= parts_) return;
+        index = next_++;
+        part = part_;
+      }
+      std::exception_ptr failure;
+      try {
+        (*part)(index);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (failure && !failure_) failure_ = failure;
+      if (--unfinished_ == 0) done_.notify_all();
+    }
+  }
+
+  void serve() {
+    std::size_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+      }
+      work();
+    }
+  }
+
+  std::mutex job_mutex_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  const std::function<void(std::size_t)>* part_ = nullptr;
+  std::size_t parts_ = 0;
+  std::size_t next_ = 0;
+  std::size_t unfinished_ = 0;
+  std::size_t generation_ = 0;
+  std::exception_ptr failure_;
+  std::vector<std::thread> workers_;
+};
+
+// Copies `columns` columns of `rows` elements of `size` bytes each, from `from` (leading dimension from_ld) to `to`
+// (to_ld), on the host threads in stretches of whole columns (or of one column, for a single long one).
+inline void copy_columns(const char* from, std::size_t from_ld, char* to, std::size_t to_ld, std::size_t rows,
+                         std::size_t columns, std::size_t size) {
+  HostThreads& threads = HostThreads::instance();
+  const std::size_t bytes = rows * columns * size;
+  const std::size_t parts = std::clamp<std::size_t>(bytes / (1 << 20), 1, threads.count() * 2);
+  if (columns == 1 || (from_ld == rows && to_ld == rows)) {  // one contiguous stretch: split it by bytes
+    const std::size_t piece = (bytes + parts - 1) / parts;
+    threads.run(parts, [&](std::size_t i) {
+      const std::size_t begin = std::min(bytes, i * piece), end = std::min(bytes, begin + piece);
+      std::copy(from + begin, from + end, to + begin);
+    });
+    return;
+  }
+  const std::size_t per_part = (columns + parts - 1) / parts;
+  threads.run(parts, [&](std::size_t i) {
+    const std::size_t first = std::min(columns, i * per_part), last = std::min(columns, first + per_part);
+    for (std::size_t j = first; j < last; ++j) {
+      std::copy(from + j * from_ld * size, from + (j * from_ld + rows) * size, to + j * to_ld * size);
+    }
+  });
+}
+
+}  // namespace tilegemm::detail

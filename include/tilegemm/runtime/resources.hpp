@@ -1,0 +1,59 @@
+// resources: letting go of what tilegemm holds (programs, pooled device buffers, its own queues), and counting it.
+#pragma once
+
+#include <cstddef>
+
+#include "kept_contexts.hpp"
+#include "opencl.hpp"
+#include "program_cache.hpp"
+#include "queue.hpp"
+#include "scratch_pool.hpp"
+#include "staging.hpp"
+
+namespace tilegemm {
+
+// Drops the compiled programs and pooled buffers tilegemm holds for `context`, so that the context is freed once the
+// caller's own references to it are gone. Later calls on it build their programs again. tilegemm's own queue stays
+// if `context` is its context (release_resources() drops that too).
+inline void release_resources(const cl::Context& context) { detail::KeptContexts::instance().release(context); }
+
+// Drops everything tilegemm holds: every compiled program, every pooled buffer, the pinned host memory of the staged
+// host path, and its own queues and contexts
+// (those of default_queue() and queue_for()). Afterwards tilegemm holds no device memory; the next call creates
+// what it needs again (default_queue() then returns a new queue on the same device, and programs are compiled again).
+// Calls in progress on other threads finish normally: what they use lives on through their own references, and is
+// freed when they end. A queue returned earlier by default_queue() that the caller still holds keeps its context
+// alive, and is treated as a user's queue from then on.
+inline void release_resources() { detail::KeptContexts::instance().release_all(); }
+
+namespace detail {
+
+// What tilegemm holds now, for tests and diagnostics.
+struct HeldResources {
+  std::size_t programs = 0;          // compiled programs in the cache
+  std::size_t program_contexts = 0;  // contexts those programs belong to
+  std::size_t user_contexts = 0;     // user contexts kept (at most kept_user_contexts)
+  std::size_t own_queues = 0;        // tilegemm's own queues (one per device used)
+  ScratchPool::Usage pool;           // pooled buffers: how many, their bytes, the bytes of the idle ones
+  std::size_t pinned_bytes = 0;      // the staged host path's pinned host memory
+};
+
+inline HeldResources held_resources() {
+  HeldResources held;
+  held.programs = ProgramCache::instance().programs_held();
+  held.program_contexts = ProgramCache::instance().contexts_held();
+  held.user_contexts = KeptContexts::instance().user_contexts();
+  held.own_queues = OwnQueues::instance().count();
+  held.pool = ScratchPool::instance().usage();
+  held.pinned_bytes = Staging::instance().pinned_bytes();
+  return held;
+}
+
+// Whether tilegemm holds any program or pooled buffer of `context` (while the caller holds `context`, so that its
+// handle cannot belong to another context).
+inline bool holds_objects_of(const cl::Context& context) {
+  return ProgramCache::instance().holds(context()) || ScratchPool::instance().usage(context()).buffers > 0;
+}
+
+}  // namespace detail
+}  // namespace tilegemm
