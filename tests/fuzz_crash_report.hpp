@@ -1,6 +1,6 @@
 // fuzz_crash_report: when the process dies of a signal (a crash in the library or the driver) during a fuzz
 // product, that product's replay information is written to stderr first; then the handler that was there before
-// (Catch2's) runs.
+// (Catch2's) runs. In the sanitizer build, the same when a sanitizer ends the process after its report.
 #pragma once
 
 #include <unistd.h>
@@ -10,6 +10,8 @@
 #include <csignal>
 #include <cstring>
 #include <string>
+
+#include "sanitizers/address_sanitizer.hpp"
 
 namespace tilegemm_fuzz {
 
@@ -23,10 +25,16 @@ class CrashReport {
       action.sa_flags = SA_ONSTACK;  // Catch2 gives its handlers a stack of their own: use it too
       sigaction(signals[i], &action, &previous()[i]);
     }
+#ifdef TILEGEMM_TEST_ADDRESS_SANITIZER
+    __sanitizer_set_death_callback(&CrashReport::write_report);
+#endif
   }
   ~CrashReport() {
     clear();
     for (std::size_t i = 0; i < signals.size(); ++i) sigaction(signals[i], &previous()[i], nullptr);
+#ifdef TILEGEMM_TEST_ADDRESS_SANITIZER
+    __sanitizer_set_death_callback(nullptr);
+#endif
   }
   CrashReport(const CrashReport&) = delete;
   CrashReport& operator=(const CrashReport&) = delete;
@@ -57,11 +65,15 @@ class CrashReport {
   }
 
   // Only async-signal-safe calls: write, sigaction, raise.
-  static void report(int signal) {
-    static const char heading[] = "\ntest_fuzz: crashed (signal) in ";
+  static void write_report() {
+    if (length() == 0) return;
+    static const char heading[] = "\ntest_fuzz: crashed (signal or sanitizer) in ";
     ssize_t ignored = write(STDERR_FILENO, heading, sizeof(heading) - 1);
     ignored = write(STDERR_FILENO, buffer().data(), static_cast<std::size_t>(length()));
     (void)ignored;
+  }
+  static void report(int signal) {
+    write_report();
     for (std::size_t i = 0; i < signals.size(); ++i) {
       if (signals[i] == signal) sigaction(signal, &previous()[i], nullptr);
     }

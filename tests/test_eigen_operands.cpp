@@ -255,7 +255,7 @@ TEMPLATE_TEST_CASE("gpu_gemm on Maps whose columns overlap (outer stride below t
   const Index m = 7, k = 5, n = 4;
   std::vector<S> memory(m + 8, sentinel<S>());  // 7 elements, then a guard
   SECTION("outer stride 0 as A") {
-    StridedMap(memory.data(), m, 1) = random_matrix<S>(m, 1);
+    StridedMap(memory.data(), m, 1, Eigen::OuterStride<>(m)) = random_matrix<S>(m, 1);
     const StridedMap a(memory.data(), m, k, Eigen::OuterStride<>(0));
     check_product<S>("a Map with outer stride 0 as A", a, random_matrix<S>(k, n));
     check_product<S>("its transpose as B", random_matrix<S>(n, m), a);
