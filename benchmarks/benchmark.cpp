@@ -34,6 +34,11 @@ namespace {
 
 using namespace bench;
 
+// A configuration timed in a math mode other than ieee (float rows; a double product is the same in every mode).
+template <class Config, tilegemm::MathMode Math>
+struct InMode {};
+using tilegemm::MathMode;
+
 // The configurations the benchmark times, one or two per kernel family: add a line here to time another.
 using Candidates = std::tuple<tilegemm::Naive<16, 16>,                         // tutorial kernel 1
                               tilegemm::LocalTiles<16>,                        // 2
@@ -54,15 +59,64 @@ using Candidates = std::tuple<tilegemm::Naive<16, 16>,                         /
                               tilegemm::Prefetch<128, 128, 16, 8, 8, 4>,       //
                               tilegemm::SplitK<32, 32, 16, 2, 2, 2>,           // split-K
                               tilegemm::SplitK<64, 64, 16, 4, 4, 4>,           //
-                              tilegemm::AutoConfig>;                           // what gpu_gemm uses by default
+                              tilegemm::AutoConfig,                            // what gpu_gemm uses by default
+                              InMode<tilegemm::AutoConfig, MathMode::tf32x3>,  //   in the tensor-core modes
+                              InMode<tilegemm::AutoConfig, MathMode::tf32>,    //
+                              // Tensor cores (NVIDIA, compute capability 8.0+): double, and float in both modes.
+                              tilegemm::TensorCores<64, 128, 8, 32, 64, 3>,                              //
+                              tilegemm::TensorCores<128, 64, 8, 64, 32, 3>,                              //
+                              tilegemm::TensorCores<64, 64, 8, 32, 32, 4>,                               //
+                              tilegemm::TensorCores<128, 64, 4, 64, 32, 6>,                              //
+                              tilegemm::TensorCores<128, 128, 8, 64, 32, 2>,                             //
+                              InMode<tilegemm::TensorCores<128, 128, 8, 64, 32, 4>, MathMode::tf32x3>,   //
+                              InMode<tilegemm::TensorCores<128, 128, 16, 64, 64, 2>, MathMode::tf32x3>,  //
+                              InMode<tilegemm::TensorCores<128, 64, 16, 64, 32, 3>, MathMode::tf32x3>,   //
+                              InMode<tilegemm::TensorCores<64, 64, 16, 32, 32, 3>, MathMode::tf32x3>,    //
+                              InMode<tilegemm::TensorCores<128, 128, 8, 64, 32, 4>, MathMode::tf32>,     //
+                              InMode<tilegemm::TensorCores<128, 128, 8, 64, 64, 4>, MathMode::tf32>,     //
+                              InMode<tilegemm::TensorCores<256, 128, 8, 64, 64, 3>, MathMode::tf32>>;
+
+// A candidate's configuration and math mode.
+template <class T>
+struct Candidate {
+  using config = T;
+  static constexpr MathMode math = MathMode::ieee;
+};
+template <class Config, MathMode Math>
+struct Candidate<InMode<Config, Math>> {
+  using config = Config;
+  static constexpr MathMode math = Math;
+};
+
+template <class Config>
+constexpr bool is_tensor_cores() {
+  if constexpr (std::is_same_v<Config, tilegemm::AutoConfig>) {
+    return false;
+  } else {
+    return Config::family == tilegemm::Family::tensor_cores;
+  }
+}
+
+// Whether a candidate has a row in this precision: in double only the ieee ones (the modes change nothing there);
+// in float, the tensor_cores configurations only in a tensor mode (ieee rules them out).
+template <class T, class Scalar>
+constexpr bool has_row() {
+  using C = Candidate<T>;
+  if constexpr (std::is_same_v<Scalar, double>) {
+    return C::math == MathMode::ieee;
+  } else {
+    return C::math != MathMode::ieee || !is_tensor_cores<typename C::config>();
+  }
+}
 
 // Kernels 1 to 4 reach a few percent of a GPU's peak: at 8192 each of them would need tens of seconds on an H200
 // for its 8 calls, more than all the other rows together, so a default run skips them above this size (of a cube
 // with as many multiply-adds, for other shapes).
 constexpr long long slow_family_limit = 4096;
 
-template <class Config>
+template <class T>
 constexpr bool is_slow_family() {
+  using Config = typename Candidate<T>::config;
   if constexpr (std::is_same_v<Config, tilegemm::AutoConfig>) {
     return false;
   } else {
@@ -72,13 +126,17 @@ constexpr bool is_slow_family() {
   }
 }
 
-template <class Config>
+template <class T>
 std::string configuration_label() {
+  using Config = typename Candidate<T>::config;
+  std::string label;
   if constexpr (std::is_same_v<Config, tilegemm::AutoConfig>) {
-    return "default (auto)";
+    label = "default (auto)";
   } else {
-    return Config::name();
+    label = Config::name();
   }
+  constexpr MathMode math = Candidate<T>::math;
+  return math == MathMode::ieee ? label : label + " " + std::string(tilegemm::detail::math_mode_name(math));
 }
 
 template <class T>
@@ -167,6 +225,9 @@ std::vector<std::string> all_labels(const Peers& peers) {
       [&](auto tag) { labels.push_back("tilegemm " + configuration_label<typename decltype(tag)::type>()); });
   if (peers.clblast) labels.push_back("clblast " + clblast_label());
   if (peers.cublas) labels.push_back("cublas " + peers.cublas_label);
+#ifdef TILEGEMM_HAVE_CUBLAS
+  if (peers.cublas) labels.push_back("cublas-tf32 " + cublas_tf32_label());
+#endif
   labels.push_back("eigen " + eigen_label());
   return labels;
 }
@@ -182,10 +243,12 @@ void require_some_selected(const Selection& selection, const Peers& peers) {
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
-// Whether tilegemm refused a configuration because this device cannot run it: too many work-items per group or
-// too much local memory, which it checks before building anything. Not a failure: another device may run it.
+// Whether tilegemm refused a configuration because this device cannot run it: too many work-items per group, too
+// much local memory, or no tensor cores for the tensor_cores family, which it checks before building anything. Not
+// a failure: another device may run it.
 bool exceeds_device_limits(const tilegemm::Error& error) {
-  return error.code() == CL_INVALID_WORK_GROUP_SIZE || error.code() == CL_OUT_OF_RESOURCES;
+  return error.code() == CL_INVALID_WORK_GROUP_SIZE || error.code() == CL_OUT_OF_RESOURCES ||
+         error.code() == CL_INVALID_DEVICE;
 }
 
 std::string local_date() {
@@ -230,6 +293,13 @@ class ShapeBenchmark {
 #ifdef TILEGEMM_HAVE_CUBLAS
     if (peers_.cublas) {
       run_row(new_row("cublas", peers_.cublas_label), plan_, "", [&] { return cublas_contender(host_); });
+      if constexpr (std::is_same_v<Scalar, float>) {  // the peer of the TF32 rows
+        run_row(new_row("cublas-tf32", cublas_tf32_label()), plan_, "", [&] {
+          Contender<Scalar> contender = cublas_contender(host_, CUBLAS_TF32_TENSOR_OP_MATH);
+          contender.error_limit = tf32_error_limit;
+          return contender;
+        });
+      }
     }
 #endif
     for_each_candidate([&](auto tag) { run_tilegemm<typename decltype(tag)::type>(); });
@@ -253,14 +323,20 @@ class ShapeBenchmark {
     return opencl_;
   }
 
-  template <class Config>
+  template <class T>
   void run_tilegemm() {
-    Row row = new_row("tilegemm", configuration_label<Config>());
-    std::string skip;
-    if (is_slow_family<Config>() && shape_.size() > slow_family_limit) {
-      skip = "slow family above " + std::to_string(slow_family_limit);
+    if constexpr (has_row<T, Scalar>()) {
+      using Config = typename Candidate<T>::config;
+      constexpr MathMode math = Candidate<T>::math;
+      Row row = new_row("tilegemm", configuration_label<T>());
+      if (math == MathMode::tf32) row.cublas_peer = "cublas-tf32";
+      std::string skip;
+      if (is_slow_family<T>() && shape_.size() > slow_family_limit) {
+        skip = "slow family above " + std::to_string(slow_family_limit);
+      }
+      run_row(row, plan_, skip,
+              [&] { return tilegemm_contender<Config>(opencl(), shape_, options_.transposes, math); });
     }
-    run_row(row, plan_, skip, [&] { return tilegemm_contender<Config>(opencl(), shape_, options_.transposes); });
   }
 
   // Times and checks one row unless --kernels leaves it out. A configuration too large for the device makes it a

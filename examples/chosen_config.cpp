@@ -16,6 +16,9 @@ using TutorialKernel9 = tilegemm::Prefetch<64, 64, 16, 4, 4, 4>;       // the sa
 // 32 x 32 = 1024 work-items and 520 KiB of local memory per work-group: it compiles (it breaks no rule of
 // TileConfig), but today's GPUs give a work-group far less local memory, and PoCL 512 KiB, so gpu_gemm throws.
 using TooLarge = tilegemm::Prefetch<256, 256, 128, 8, 8, 4>;
+// Tensor cores through mma.sync: NVIDIA GPUs of compute capability 8.0 and newer only (elsewhere gpu_gemm throws
+// tilegemm::Error with CL_INVALID_DEVICE); float in a tensor-core math mode (below), double always.
+using TensorCores = tilegemm::TensorCores<128, 128, 16, 64, 64, 2>;
 
 template <class Config>
 std::string name_of() {
@@ -38,7 +41,8 @@ double time_ms(Work&& work) {
 // median of 5 warm calls, each with its uploads and downloads; returns whether C matches the double-precision
 // reference. A configuration the device cannot run throws tilegemm::Error before anything is built.
 template <class Config>
-bool run(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b, const Eigen::MatrixXd& reference) {
+bool run(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b, const Eigen::MatrixXd& reference,
+         const std::string& mode = "") {
   Eigen::MatrixXf c;
   const double first = time_ms([&] { c = tilegemm::gpu_gemm<Config>(a, b); });
   std::vector<double> warm;
@@ -47,8 +51,8 @@ bool run(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b, const Eigen::Matrix
   const double gflops = 2.0 * a.rows() * a.cols() * b.cols() / (warm[2] * 1e6);
   const double error = (c.cast<double>() - reference).cwiseAbs().maxCoeff() / reference.cwiseAbs().maxCoeff();
   const bool ok = c.allFinite() && error <= 1e-4;  // an entry never written would be NaN
-  std::printf("%-52s %10.2f %10.3f %9.2f %10.2e  %s\n", name_of<Config>().c_str(), first, warm[2], gflops, error,
-              ok ? "ok" : "WRONG");
+  std::printf("%-52s %10.2f %10.3f %9.2f %10.2e  %s\n", (name_of<Config>() + mode).c_str(), first, warm[2], gflops,
+              error, ok ? "ok" : "WRONG");
   return ok;
 }
 
@@ -81,6 +85,20 @@ int main(int argc, char** argv) try {
     if (e.code() != CL_OUT_OF_RESOURCES && e.code() != CL_INVALID_WORK_GROUP_SIZE) throw;
     std::printf("%-52s does not fit this device: tilegemm::Error, code() %s\n  %s\n", TooLarge::name().c_str(),
                 e.code() == CL_OUT_OF_RESOURCES ? "CL_OUT_OF_RESOURCES" : "CL_INVALID_WORK_GROUP_SIZE", e.what());
+  }
+
+  // Float on the tensor cores, FP32-accurate (3xTF32), for the calls made while `tf32x3` lives (TILEGEMM_MATH=tf32x3
+  // sets it for the whole process): AutoConfig takes them where the device has them, and the IEEE kernels elsewhere.
+  {
+    const tilegemm::ScopedMathMode tf32x3(tilegemm::MathMode::tf32x3);
+    ok = run<tilegemm::AutoConfig>(a, b, reference, " in tf32x3") && ok;
+    try {
+      ok = run<TensorCores>(a, b, reference, " in tf32x3") && ok;
+    } catch (const tilegemm::Error& e) {
+      if (e.code() != CL_INVALID_DEVICE) throw;
+      std::printf("%-52s needs tensor cores: tilegemm::Error, code() CL_INVALID_DEVICE\n  %s\n",
+                  TensorCores::name().c_str(), e.what());
+    }
   }
 
   std::printf("\n%s\n", ok ? "ok: every configuration that ran matches the double-precision product"

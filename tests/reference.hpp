@@ -53,11 +53,13 @@ constexpr Scalar poison() {
 }
 
 // Checks got == alpha * a * b + beta * c0 element by element against a double-precision reference, within the
-// worst-case rounding bound of a k-term dot product, (k + 2) eps (|alpha| |A| |B| + |beta| |C0|). Returns an empty
-// string when it holds, else a description of the worst element.
+// worst-case rounding bound of a k-term dot product, (k + 2) eps (|alpha| |A| |B| + |beta| |C0|), plus
+// 2 operand_rounding where the kernel rounds the operands first (TF32: 2^-11). Returns an empty string when it
+// holds, else a description of the first element that does not.
 template <class Scalar, class Got, class DA, class DB, class DC>
 std::string compare_with_reference(const Eigen::MatrixBase<Got>& got, double alpha, const Eigen::MatrixBase<DA>& a,
-                                   const Eigen::MatrixBase<DB>& b, double beta, const Eigen::MatrixBase<DC>& c0) {
+                                   const Eigen::MatrixBase<DB>& b, double beta, const Eigen::MatrixBase<DC>& c0,
+                                   double operand_rounding = 0) {
   const Eigen::MatrixXd ad = a.template cast<double>(), bd = b.template cast<double>();
   const Eigen::MatrixXd cd = c0.template cast<double>();
   Eigen::MatrixXd expected = alpha * (ad * bd);
@@ -67,7 +69,7 @@ std::string compare_with_reference(const Eigen::MatrixBase<Got>& got, double alp
     bound += std::abs(beta) * cd.cwiseAbs();
   }
   const double eps = std::numeric_limits<Scalar>::epsilon();
-  const double tolerance = (static_cast<double>(a.cols()) + 2) * eps;
+  const double tolerance = (static_cast<double>(a.cols()) + 2) * eps + 2 * operand_rounding;
   if (got.rows() != expected.rows() || got.cols() != expected.cols()) return "wrong shape";
   for (Eigen::Index j = 0; j < got.cols(); ++j) {
     for (Eigen::Index i = 0; i < got.rows(); ++i) {

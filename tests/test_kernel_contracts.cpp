@@ -65,6 +65,10 @@ void check_config(const CallContext& call) {
   if (config.local_memory_elements * sizeof(Scalar) > call.limits.local_memory_bytes) return;  // refused anyway
   std::vector<Variant> variants = {Variant{}};
   if (config.fuses_strips) variants.push_back(Variant{false, false, EdgeMode::whole_tiles, true});
+  if (config.uses_tensor_cores) {  // only where there are tensor cores, in the kinds the planner would pick
+    if (!has_tensor_cores(call.limits)) return;
+    variants[0].mma = require_tensor_cores(config, call.limits, sizeof(Scalar), tilegemm::MathMode::tf32x3);
+  }
   for (const Variant& variant : variants) {
     INFO("strips " << variant.strips);
     const std::size_t stage = variant.strips ? strip_stage : 0;
@@ -95,6 +99,8 @@ void check_families(const CallContext& call) {
   check_config<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, Scalar>(call);
   check_config<tilegemm::Prefetch<32, 32, 16, 2, 2, 2>, Scalar>(call);
   check_config<tilegemm::SplitK<64, 64, 16, 4, 4, 4>, Scalar>(call);
+  check_config<tilegemm::TensorCores<128, 128, 16, 64, 64, 2>, Scalar>(call);
+  check_config<tilegemm::TensorCores<128, 64, 8, 64, 32, 3>, Scalar>(call);
 }
 
 }  // namespace

@@ -58,6 +58,16 @@ static_assert(tilegemm::SplitK<32, 32, 16, 2, 2, 2>::local_memory_elements == 2 
 static_assert(describe<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>.fuses_strips);
 static_assert(!describe<tilegemm::Prefetch<64, 128, 16, 2, 8, 2>>.fuses_strips);  // 32 x 16 work-items
 static_assert(!describe<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>.fuses_strips);
+// The tensor_cores family: a warp's WM x WN tile spread over 8 x 4 lanes, so WPTM = WM / 8 and WPTN = WN / 4;
+// Stages slices of both operands in local memory, rows padded by 8 elements; packed operands, no strips.
+using Tensor = tilegemm::TensorCores<128, 128, 16, 64, 32, 3>;
+static_assert(Tensor::family == tilegemm::Family::tensor_cores && Tensor::stages == 3);
+static_assert(Tensor::WPTM == 8 && Tensor::WPTN == 8 && Tensor::VW == 4);
+static_assert(Tensor::threads_m == 16 && Tensor::threads_n == 16 && Tensor::threads == 256);  // 8 warps of 64 x 32
+static_assert(Tensor::local_memory_elements == 3 * 16 * (128 + 128 + 16));
+static_assert(describe<Tensor>.uses_tensor_cores && describe<Tensor>.access == OperandAccess::packed);
+static_assert(!describe<Tensor>.fuses_strips && !describe<Tensor>.splits_k);
+static_assert(!describe<Kernel6>.uses_tensor_cores && Kernel6::stages == 1);
 static_assert(!describe<Kernel6>.fuses_strips);
 
 std::string joined(const ProgramText& text) {
@@ -73,6 +83,7 @@ TEST_CASE("TileConfig names describe the configuration", "[unit][kernel_text]") 
   CHECK(tilegemm::VectorLoads<64, 64, 16, 4, 4, 4>::name() == "register_blocking 64x64x16 4x4 v4");
   CHECK(tilegemm::Naive<8, 4>::name() == "naive 8x4x1 1x1");
   CHECK(describe<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>.name() == "split_k 64x64x16 4x4 v4");
+  CHECK(Tensor::name() == "tensor_cores 128x128x16 8x8 v4 s3");
 }
 
 TEST_CASE("a configuration's preamble is one define per parameter, in a fixed order", "[unit][kernel_text]") {
@@ -116,6 +127,35 @@ TEST_CASE("a program is the scalar, configuration and variant preambles, the sha
   const std::string packed = joined(gemm_program(describe<Kernel6>, false, {true, true, EdgeMode::elements, false}));
   CHECK(!contains(packed, "TRANS_A"));  // packed families ignore the flags
   CHECK(!contains(packed, "EDGES"));
+}
+
+TEST_CASE("a tensor_cores program has the warps, stages and local memory in its preamble and its mma kind",
+          "[unit][kernel_text]") {
+  using tilegemm::detail::MmaKind;
+  CHECK(contains(describe<Tensor>.config_preamble.text,
+                 "#define WARPS_M 2\n#define WARPS_N 4\n#define WM 64\n#define WN 32\n#define STAGES 3\n"
+                 "#define PENDING_SLICES 1\n#define ROW_PAD_FLOAT 8\n#define ROW_PAD_DOUBLE 4\n"
+                 "#define LOCAL_ELEMENTS 13056\n"));
+  Variant tf32x3;
+  tf32x3.mma = MmaKind::tf32x3;
+  const ProgramText text = gemm_program(describe<Tensor>, false, tf32x3);
+  CHECK(std::string(text.kernel_name) == "gemm_tensor_cores");
+  const std::string all = joined(text);
+  CHECK(contains(all,
+                 "#define MMA_TF32X3 1\n#define MMA_TF32 2\n#define MMA_FP64_SM80 3\n#define MMA_FP64_SM90 4\n"
+                 "#define MMA 1\n"));
+  CHECK(contains(all, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"));
+  CHECK(contains(all, "__local real slices[LOCAL_ELEMENTS] __attribute__((aligned(16)))"));
+  // Each kind is a program of its own; the other families have no MMA line.
+  std::vector<std::uint64_t> keys;
+  for (MmaKind kind : {MmaKind::tf32x3, MmaKind::tf32, MmaKind::fp64_sm80, MmaKind::fp64_sm90}) {
+    Variant v;
+    v.mma = kind;
+    keys.push_back(gemm_program(describe<Tensor>, kind == MmaKind::fp64_sm80 || kind == MmaKind::fp64_sm90, v).key);
+  }
+  std::sort(keys.begin(), keys.end());
+  CHECK(std::adjacent_find(keys.begin(), keys.end()) == keys.end());
+  CHECK(!contains(joined(gemm_program(describe<Kernel6>, false, {})), "MMA"));
 }
 
 TEST_CASE("program keys differ exactly when the program text does", "[unit][kernel_text]") {

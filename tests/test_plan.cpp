@@ -22,6 +22,13 @@ DeviceLimits h200() {
   return device;
 }
 
+// The same H200 with its compute capability read (9.0), as the runtime describes it: it has tensor cores.
+DeviceLimits h200_with_tensor_cores() {
+  DeviceLimits device = h200();
+  device.compute_capability = 90;
+  return device;
+}
+
 // op(A) m x k times op(B) k x n, each stored densely as the caller would (leading dimension = rows as stored).
 GemmShape shape(int m, int n, int k, bool trans_a = false, bool trans_b = false) {
   GemmShape s;
@@ -373,4 +380,84 @@ TEST_CASE("operands whose indices would not fit the kernels' ints in place are p
   CHECK(plan.variant.edges != EdgeMode::elements);
   s.a.ld = 40000000;  // 47 * 40e6 fits
   CHECK(!plan_with<Prefetch64>(s).a.packed);
+}
+
+TEST_CASE("the default plan takes the tensor cores where the device has them and the math mode allows",
+          "[unit][plan][tensor_cores]") {
+  using tilegemm::MathMode;
+  const DeviceLimits hopper = h200_with_tensor_cores();
+  const auto tensor = [](const Plan& plan) { return plan.config.family == tilegemm::Family::tensor_cores; };
+  // Double always; float in tf32x3 and tf32, never in ieee.
+  CHECK(tensor(plan_default(shape(4096, 4096, 4096), hopper, 8)));
+  CHECK(plan_default(shape(4096, 4096, 4096), hopper, 8).variant.mma == MmaKind::fp64_sm90);
+  CHECK(!tensor(plan_default(shape(4096, 4096, 4096), hopper, 4)));
+  CHECK(!tensor(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::ieee)));
+  const Plan tf32x3 = plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32x3);
+  CHECK(tensor(tf32x3));
+  CHECK(tf32x3.variant.mma == MmaKind::tf32x3);
+  CHECK(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32).variant.mma == MmaKind::tf32);
+  // Compute capability 8.x: FP64 through m8n8k4.
+  DeviceLimits a100 = hopper;
+  a100.compute_capability = 80;
+  CHECK(plan_default(shape(4096, 4096, 4096), a100, 8).variant.mma == MmaKind::fp64_sm80);
+  // Never where the device has none (the H200 as described without its compute capability, 7.5, a CPU), in any
+  // mode; nor for products too small to pay for the packing; split-K keeps small C with long K.
+  DeviceLimits turing = hopper;
+  turing.compute_capability = 75;
+  for (MathMode math : {MathMode::ieee, MathMode::tf32x3, MathMode::tf32}) {
+    CHECK(!tensor(plan_default(shape(4096, 4096, 4096), h200(), 8, math)));
+    CHECK(!tensor(plan_default(shape(4096, 4096, 4096), turing, 4, math)));
+    CHECK(!tensor(plan_default(shape(100, 100, 100), hopper, 8, math)));
+    CHECK(chose(plan_default(shape(128, 128, 131072), hopper, 4, math), gpu_split_k));
+  }
+  // Large C: large tiles; fewer tiles than compute units: small ones. The tiled corner as for the other families.
+  const auto picked = [](const Plan& plan, TensorChoice choice) {
+    return plan.config.name() == tensor_candidates[choice].name();
+  };
+  CHECK(picked(plan_default(shape(4096, 4096, 4096), hopper, 8), tensor_double_large));
+  CHECK(picked(plan_default(shape(512, 512, 512), hopper, 8), tensor_double_small));
+  CHECK(picked(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32x3), tensor_float_large));
+  CHECK(picked(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32), tensor_tf32_large));
+  CHECK(picked(plan_default(shape(512, 512, 512), hopper, 4, MathMode::tf32), tensor_float_small));
+  const Plan past = plan_default(shape(4097, 4097, 4097), hopper, 8);
+  CHECK(tensor(past));
+  CHECK(past.corner_m == 4096);
+  CHECK(past.corner_n == 4096);
+  CHECK(past.strips == StripWork::remainder_kernel);
+  CHECK(past.a.packed);  // lda = 4097 is no whole vector
+}
+
+TEST_CASE("a tensor_cores configuration is refused where it cannot run, before anything is built",
+          "[unit][plan][errors][tensor_cores]") {
+  using tilegemm::MathMode;
+  using Tensor = tilegemm::TensorCores<64, 64, 16, 32, 32, 2>;
+  PlanOptions tf32x3;
+  tf32x3.math = MathMode::tf32x3;
+  DeviceLimits turing = h200();
+  turing.compute_capability = 75;
+  for (const DeviceLimits& device : {h200(), turing}) {
+    for (std::size_t scalar_size : {4, 8}) {
+      try {
+        plan_product(describe<Tensor>, shape(64, 64, 64), device, scalar_size, tf32x3);
+        FAIL("planned on a device without tensor cores");
+      } catch (const tilegemm::Error& e) {
+        CHECK(e.code() == CL_INVALID_DEVICE);
+        const std::string what = e.what();
+        CHECK(what.find("tensor_cores 64x64x16 4x8 v4 s2 multiplies on tensor cores through mma.sync, which needs an "
+                        "NVIDIA GPU of compute capability 8.0 or newer") != std::string::npos);
+        CHECK(what.find(device.compute_capability == 75 ? "has compute capability 7.5" : "is not one") !=
+              std::string::npos);
+      }
+    }
+  }
+  // Float in the ieee mode stays off the tensor cores.
+  CHECK(error_code([&] { plan_product(describe<Tensor>, shape(64, 64, 64), h200_with_tensor_cores(), 4); }) ==
+        CL_INVALID_OPERATION);
+  const Plan plan = plan_product(describe<Tensor>, shape(64, 64, 64), h200_with_tensor_cores(), 4, tf32x3);
+  CHECK(plan.variant.mma == MmaKind::tf32x3);
+  CHECK(plan.local[0] == 16);  // 4 warps: 2 x 2 of 32 x 32, 8 x 4 lanes each
+  CHECK(plan.local[1] == 8);
+  CHECK(plan.global[0] == 16);
+  CHECK(plan.global[1] == 8);
+  CHECK(plan.depth == 64);
 }

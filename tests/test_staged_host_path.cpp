@@ -24,21 +24,23 @@ namespace {
 template <class S>
 using RowMajorMatrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-// Every product from the first byte, on any device, with slots of `slot_bytes`.
-StagedPathSettings forced(std::size_t slot_bytes) {
+// Every product from the first byte, on any device, with slots of `slot_bytes` and blocks of C of about
+// `block_side` squared.
+StagedPathSettings forced(std::size_t slot_bytes, std::size_t block_side = 32) {
   StagedPathSettings settings;
   settings.from_bytes = 0;
   settings.slot_bytes = slot_bytes;
+  settings.block_side = block_side;
   settings.on_cpu_devices = true;
   return settings;
 }
 
-// Runs `product` and returns how many panels the staged path made (0: it did not run).
+// Runs `product` and returns how many blocks of C the staged path made (0: it did not run).
 template <class Product>
-int panels_of(Product&& product) {
+int blocks_of(Product&& product) {
   last_host_call_profile() = {};
   product();
-  return last_host_call_profile().panels;
+  return last_host_call_profile().blocks;
 }
 
 // In place with random alpha and beta, and with beta = 0 into a poisoned C; each call must have been staged.
@@ -48,21 +50,22 @@ void check_staged(const std::string& what, const A& a, const B& b, C& c) {
   const Matrix<S> c0 = random_matrix<S>(c.rows(), c.cols());
   c = c0;
   const S alpha = random_scalar<S>(), beta = random_scalar<S>();
-  CHECK(panels_of([&] { tilegemm::gpu_gemm(a, b, c, alpha, beta); }) >= 1);
+  CHECK(blocks_of([&] { tilegemm::gpu_gemm(a, b, c, alpha, beta); }) >= 1);
   CHECK(compare_with_reference<S>(c, alpha, a, b, beta, c0) == "");
 
   c.setConstant(poison<S>());
-  CHECK(panels_of([&] { tilegemm::gpu_gemm(a, b, c, alpha, S(0)); }) >= 1);
+  CHECK(blocks_of([&] { tilegemm::gpu_gemm(a, b, c, alpha, S(0)); }) >= 1);
   CHECK(compare_with_reference<S>(c, alpha, a, b, 0, c0) == "");
 }
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("the staged host path: panels and slots of every size, all four transposes", "[staged]", float,
+TEMPLATE_TEST_CASE("the staged host path: blocks and slots of every size, all four transposes", "[staged]", float,
                    double) {
   using S = TestType;
-  // Slots of 1 KiB hold a few columns: many panels, B's and C's columns split over several slots, and A's columns
-  // longer than a slot (then a slot holds one column).
+  // Blocks of about 32 x 32 (the last ones thinner), slots of 1 KiB that hold a few columns of a block: blocks of
+  // rows and columns of both operands split over several slots, and columns longer than a slot (then a slot holds
+  // one column).
   const ScopedStagedPath staged(forced(1024));
   for (const auto& [m, n, k] : {std::tuple<Index, Index, Index>{1, 1, 1}, {67, 131, 45}, {300, 29, 7}, {5, 200, 301}}) {
     Matrix<S> c(m, n);
@@ -74,14 +77,15 @@ TEMPLATE_TEST_CASE("the staged host path: panels and slots of every size, all fo
   }
 }
 
-TEMPLATE_TEST_CASE("the staged host path: many panels at once, the eager form and row-major C", "[staged]", float,
+TEMPLATE_TEST_CASE("the staged host path: many blocks at once, the eager form and row-major C", "[staged]", float,
                    double) {
   using S = TestType;
   const Index m = 97, n = 389, k = 53;
   const Matrix<S> a = random_matrix<S>(m, k), b = random_matrix<S>(k, n);
-  const ScopedStagedPath staged(forced(4 * 97 * sizeof(S)));  // 4 columns of C per panel: 98 panels
+  // Blocks of about 16: rows start at 0, 16, ..., 96 (7 blocks), columns at 0, 16, ..., 384 (25 blocks).
+  const ScopedStagedPath staged(forced(4 * 97 * sizeof(S), 16));
   Matrix<S> eager;
-  CHECK(panels_of([&] { eager = tilegemm::gpu_gemm(a, b); }) == 98);
+  CHECK(blocks_of([&] { eager = tilegemm::gpu_gemm(a, b); }) == 7 * 25);
   CHECK(compare_with_reference<S>(eager, 1, a, b, 0, eager) == "");
 
   RowMajorMatrix<S> row_major(m, n);
@@ -112,13 +116,13 @@ TEST_CASE("the staged host path runs only where it is asked to: large products o
   gpu_only.on_cpu_devices = false;
   {
     const ScopedStagedPath staged(gpu_only);
-    CHECK((panels_of([&] { tilegemm::gpu_gemm(a, b, c, 1.0f, 0.0f); }) > 0) == !on_cpu);
+    CHECK((blocks_of([&] { tilegemm::gpu_gemm(a, b, c, 1.0f, 0.0f); }) > 0) == !on_cpu);
   }
   StagedPathSettings large_only = forced(1024);
   large_only.from_bytes = (40 * 30 + 30 * 20 + 40 * 20) * sizeof(float) + 1;
   {
     const ScopedStagedPath staged(large_only);
-    CHECK(panels_of([&] { tilegemm::gpu_gemm(a, b, c, 1.0f, 0.0f); }) == 0);
+    CHECK(blocks_of([&] { tilegemm::gpu_gemm(a, b, c, 1.0f, 0.0f); }) == 0);
   }
   CHECK(compare_with_reference<float>(c, 1, a, b, 0, c) == "");
 }
@@ -134,7 +138,7 @@ TEST_CASE("the staged host path from several threads at once, and release_resour
         const Index m = 50 + 13 * static_cast<Index>(t), n = 77, k = 31 + round;
         const Matrix<double> a = random_matrix<double>(m, k), b = random_matrix<double>(k, n);
         Matrix<double> c = Matrix<double>::Constant(m, n, poison<double>());
-        if (panels_of([&] { tilegemm::gpu_gemm(a, b, c, 1.0, 0.0); }) < 2) failures[t] = "not staged in panels";
+        if (blocks_of([&] { tilegemm::gpu_gemm(a, b, c, 1.0, 0.0); }) < 2) failures[t] = "not staged in blocks";
         const std::string error = compare_with_reference<double>(c, 1, a, b, 0, c);
         if (!error.empty()) failures[t] = error;
       }

@@ -1,4 +1,5 @@
-// cublas_peer: cuBLAS's Sgemm/Dgemm on the CUDA device, without TF32 or other shortcuts, timed the same way.
+// cublas_peer: cuBLAS's Sgemm/Dgemm on the CUDA device, in IEEE arithmetic (or, asked for, Sgemm on TF32 tensor
+// cores), timed the same way.
 #pragma once
 
 #include <cublas_v2.h>
@@ -44,6 +45,9 @@ std::string cublas_label() {
          (cublas_math_mode() == CUBLAS_DEFAULT_MATH ? " (default math)" : " (pedantic math)");
 }
 
+// Sgemm with TF32 tensor-core math allowed: the peer of tilegemm's TF32 mode (kernel "cublas-tf32" in the tables).
+inline std::string cublas_tf32_label() { return "cublasSgemm (CUBLAS_TF32_TENSOR_OP_MATH)"; }
+
 namespace detail {
 
 inline void require_cuda(cudaError_t status, const char* what) {
@@ -60,11 +64,12 @@ inline void require_cublas(cublasStatus_t status, const char* what) {
 template <class Scalar>
 class CublasProduct {
  public:
-  explicit CublasProduct(const HostOperands<Scalar>& host) : shape_(host.shape), transposes_(host.transposes) {
+  CublasProduct(const HostOperands<Scalar>& host, cublasMath_t math)
+      : shape_(host.shape), transposes_(host.transposes) {
     try {
       upload(host);
       require_cublas(cublasCreate(&handle_), "cublasCreate");
-      require_cublas(cublasSetMathMode(handle_, cublas_math_mode()), "cublasSetMathMode");
+      require_cublas(cublasSetMathMode(handle_, math), "cublasSetMathMode");
     } catch (...) {
       release();
       throw;
@@ -126,10 +131,11 @@ class CublasProduct {
 
 }  // namespace detail
 
-// C = op(A) * op(B) by cuBLAS on copies of the same operands in CUDA memory; finishing synchronizes the device.
+// C = op(A) * op(B) by cuBLAS on copies of the same operands in CUDA memory, in IEEE arithmetic or with
+// `math`; finishing synchronizes the device.
 template <class Scalar>
-Contender<Scalar> cublas_contender(const HostOperands<Scalar>& host) {
-  auto product = std::make_shared<detail::CublasProduct<Scalar>>(host);
+Contender<Scalar> cublas_contender(const HostOperands<Scalar>& host, cublasMath_t math = cublas_math_mode()) {
+  auto product = std::make_shared<detail::CublasProduct<Scalar>>(host, math);
   Contender<Scalar> contender;
   contender.product.start = [product] { product->start(); };
   contender.product.finish = [product] { product->finish(); };

@@ -49,7 +49,7 @@ int run_host_mode(const Options& options) {
   const cl::CommandQueue queue = tilegemm::default_queue();
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
   std::ofstream csv(options.csv, std::ios::app);
-  csv << "device,precision,m,n,k,contender,wall_ms,copy_in_ms,upload_ms,product_ms,download_ms,copy_out_ms,panels,"
+  csv << "device,precision,m,n,k,contender,wall_ms,copy_in_ms,upload_ms,product_ms,download_ms,copy_out_ms,blocks,"
          "max_rel_error\n";
   const std::string device = queue.getInfo<CL_QUEUE_DEVICE>().getInfo<CL_DEVICE_NAME>();
   std::printf("host-to-host products on %s, %s, median of %d calls after one untimed (wall clock, ms)\n",
@@ -74,7 +74,7 @@ int run_host_mode(const Options& options) {
           << shape.n << ',' << shape.k << ",\"" << name << "\"," << ms << ',';
       if (p) {
         csv << p->copy_in << ',' << p->upload << ',' << p->product << ',' << p->download << ',' << p->copy_out << ','
-            << p->panels;
+            << p->blocks;
       } else {
         csv << ",,,,,";
       }
@@ -91,17 +91,17 @@ int run_host_mode(const Options& options) {
         [&](int i) { profiles[i] = tilegemm::detail::last_host_call_profile(); });
     tilegemm::detail::HostCallProfile profile = profiles[repeats / 2];
     std::string split = "direct path (small product or CPU device)";
-    if (profile.panels > 0) {
+    if (profile.blocks > 0) {
       const double parts = profile.copy_in + profile.upload + profile.product + profile.download + profile.copy_out;
       char text[256];
       std::snprintf(text, sizeof text,
-                    "staged, %d panels: copy in %.2f, upload %.2f, product %.2f, download %.2f, copy out %.2f, "
+                    "staged, %d blocks: copy in %.2f, upload %.2f, product %.2f, download %.2f, copy out %.2f, "
                     "overlapped %.2f",
-                    profile.panels, profile.copy_in, profile.upload, profile.product, profile.download,
+                    profile.blocks, profile.copy_in, profile.upload, profile.product, profile.download,
                     profile.copy_out, parts - profile.wall);
       split = text;
     }
-    row("tilegemm gpu_gemm(A, B), host to host", host_ms, check(c), profile.panels > 0 ? &profile : nullptr, split);
+    row("tilegemm gpu_gemm(A, B), host to host", host_ms, check(c), profile.blocks > 0 ? &profile : nullptr, split);
 
     // The same product on data that stays on the device: DeviceMatrix operands (in place into a DeviceMatrix) and
     // tilegemm::gemm on the same buffers.

@@ -25,7 +25,8 @@ struct Row {
   Timing timing;
   double gflops = unknown;
   double vs_clblast = unknown;  // this row's GFLOP/s over CLBlast's on the same shape
-  double vs_cublas = unknown;
+  double vs_cublas = unknown;   // over cuBLAS's, the row of kernel `cublas_peer` ("cublas-tf32" for TF32 rows)
+  std::string cublas_peer = "cublas";
   double max_rel_error = unknown;
   std::string check = "unchecked";  // "ok", "WRONG" or "unchecked"
 };
@@ -84,7 +85,7 @@ class Report {
   void add(Row row) {
     row.gflops = row.status == "ok" ? row.shape.flops() / (row.timing.device_ms * 1e6) : unknown;
     row.vs_clblast = row.gflops / peer_gflops("clblast", row.shape);
-    row.vs_cublas = row.gflops / peer_gflops("cublas", row.shape);
+    row.vs_cublas = row.gflops / peer_gflops(row.cublas_peer, row.shape);
     print(row);
     rows_.push_back(std::move(row));
   }
@@ -200,12 +201,13 @@ class Report {
 
   double peer_gflops(const std::string& kernel, const Shape& shape) const { return gflops_of(kernel, "", shape); }
 
-  // The fastest correct tilegemm row of the shape (the default excluded: it is one of the others).
+  // The fastest correct tilegemm row of the shape with FP32 (FP64) accuracy: the default, in each mode, excluded (it
+  // is one of the others), and so are the TF32 rows.
   const Row* best_tilegemm(const Shape& shape) const {
     const Row* best = nullptr;
     for (const Row& r : rows_) {
-      if (r.kernel == "tilegemm" && r.configuration != "default (auto)" && r.shape == shape && r.status == "ok" &&
-          r.check != "WRONG" && (!best || r.gflops > best->gflops)) {
+      if (r.kernel == "tilegemm" && r.configuration.rfind("default (auto)", 0) != 0 && r.cublas_peer == "cublas" &&
+          r.shape == shape && r.status == "ok" && r.check != "WRONG" && (!best || r.gflops > best->gflops)) {
         best = &r;
       }
     }

@@ -25,6 +25,8 @@ template <class Scalar>
 constexpr double error_limit() {
   return std::is_same_v<Scalar, float> ? 1e-5 : 1e-13;
 }
+// The same for float products on operands rounded to TF32 (2^-11 each): products off by up to 2^-10, then FP32 sums.
+inline constexpr double tf32_error_limit = 4e-3;
 
 // Row i of op(A) and column j of op(B), in double.
 template <class Scalar>

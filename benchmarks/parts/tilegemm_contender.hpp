@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tilegemm/tilegemm.hpp>
+#include <type_traits>
 
 #include "contender.hpp"
 #include "opencl_operands.hpp"
@@ -12,17 +13,19 @@ inline tilegemm::Transpose transpose_flag(bool transposed) {
   return transposed ? tilegemm::Transpose::yes : tilegemm::Transpose::no;
 }
 
-// C = op(A) * op(B) (alpha 1, beta 0) by tilegemm::gemm<Scalar, Config>: a call enqueues all its kernels (packing,
-// GEMM, the sum of split-K) on the shape's queue, and finishing waits for that queue.
+// C = op(A) * op(B) (alpha 1, beta 0) by tilegemm::gemm<Scalar, Config> in the math mode `math`: a call enqueues all
+// its kernels (packing, GEMM, the sum of split-K) on the shape's queue, and finishing waits for that queue.
 template <class Config, class Scalar>
-Contender<Scalar> tilegemm_contender(const OpenclOperands<Scalar>& device, const Shape& shape, const Transposes& t) {
+Contender<Scalar> tilegemm_contender(const OpenclOperands<Scalar>& device, const Shape& shape, const Transposes& t,
+                                     tilegemm::MathMode math = tilegemm::MathMode::ieee) {
   poison_result(device, shape);
   Contender<Scalar> contender;
-  contender.product.start = [device, shape, t] {
+  contender.product.start = [device, shape, t, math] {
     tilegemm::gemm<Scalar, Config>(device.queue, transpose_flag(t.a), transpose_flag(t.b), shape.m, shape.n, shape.k,
                                    Scalar(1), device.a, 0, device.lda, device.b, 0, device.ldb, Scalar(0), device.c, 0,
-                                   device.ldc);
+                                   device.ldc, {}, math);
   };
+  if (std::is_same_v<Scalar, float> && math == tilegemm::MathMode::tf32) contender.error_limit = tf32_error_limit;
   contender.product.finish = [device] { detail::require_cl(device.queue.finish(), "clFinish"); };
   contender.read_result = [device](HostMatrix<Scalar>& c) { download_result(device, c); };
   return contender;

@@ -15,6 +15,13 @@
 #define local_tiles_family 9
 #define wide_types_family 10
 #define whole_vectors_along_k 11
+#define tensor_vector_width 12
+#define tensor_even_blocks 13
+#define tensor_warps_tile 14
+#define tensor_slice_depth 15
+#define tensor_stages 17
+#define stages_of_other_families 18
+#define tensor_warp_tile 19
 // clang-format on
 
 int main() {
@@ -40,6 +47,20 @@ int main() {
   return tilegemm::TileConfig<16, 16, 16, 2, 1, 4, tilegemm::Family::wide_types>::threads;
 #elif TILEGEMM_RULE == whole_vectors_along_k
   return tilegemm::Prefetch<64, 64, 16, 2, 8, 4>::threads;
+#elif TILEGEMM_RULE == tensor_vector_width
+  return tilegemm::TileConfig<64, 64, 16, 4, 8, 2, tilegemm::Family::tensor_cores, 2>::threads;
+#elif TILEGEMM_RULE == tensor_even_blocks
+  return tilegemm::TileConfig<48, 64, 16, 3, 8, 4, tilegemm::Family::tensor_cores, 2>::threads;
+#elif TILEGEMM_RULE == tensor_warps_tile
+  return tilegemm::TileConfig<64, 64, 16, 16, 8, 4, tilegemm::Family::tensor_cores, 2>::threads;
+#elif TILEGEMM_RULE == tensor_slice_depth
+  return tilegemm::TensorCores<64, 64, 2, 32, 32, 2>::threads;
+#elif TILEGEMM_RULE == tensor_stages
+  return tilegemm::TensorCores<64, 64, 16, 32, 32, 1>::threads;
+#elif TILEGEMM_RULE == stages_of_other_families
+  return tilegemm::TileConfig<64, 64, 16, 4, 4, 4, tilegemm::Family::prefetch, 2>::threads;
+#elif TILEGEMM_RULE == tensor_warp_tile
+  return tilegemm::TensorCores<64, 64, 16, 24, 32, 2>::threads;
 #endif
   return 0;
 }

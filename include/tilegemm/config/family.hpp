@@ -12,6 +12,7 @@ enum class Family {
   register_blocking,  // kernels 5, 6, 7 and 10: WPTM x WPTN register blocks, rectangular tiles, VW-wide loads
   prefetch,           // kernel 9: double-buffered local memory; reads the caller's A and B in place in either layout
   split_k,            // the prefetch kernel on slices of K in parallel, then a sum of the slices: small C, long K
+  tensor_cores,       // warps of mma.sync on NVIDIA tensor cores (compute capability 8.0+): FP64, 3xTF32 or TF32
 };
 
 namespace detail {

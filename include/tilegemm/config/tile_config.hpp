@@ -13,13 +13,16 @@ namespace detail {
 // A configuration's sizes as plain values, for what is worked out at run time (plans, messages).
 struct TileShape {
   int tsm, tsn, tsk, wptm, wptn, vw;
+  int stages = 1;  // slices of A and B in local memory at once, for the families that pipeline them
 };
 
-// "register_blocking 64x64x16 4x4 v4": a configuration's name in messages and benchmark tables.
+// "register_blocking 64x64x16 4x4 v4", "tensor_cores 128x128x16 8x8 v4 s2": a configuration's name in messages and
+// benchmark tables.
 inline std::string config_name(const char* family, const TileShape& t) {
   std::string text = std::string(family) + " " + std::to_string(t.tsm) + "x" + std::to_string(t.tsn) + "x" +
                      std::to_string(t.tsk) + " " + std::to_string(t.wptm) + "x" + std::to_string(t.wptn);
-  return t.vw > 1 ? text + " v" + std::to_string(t.vw) : text;
+  if (t.vw > 1) text += " v" + std::to_string(t.vw);
+  return t.stages > 1 ? text + " s" + std::to_string(t.stages) : text;
 }
 
 // The rule of every family that stages tiles in local memory: its work-items share the loads of a tile evenly.
@@ -35,9 +38,11 @@ constexpr bool tiles_load_evenly() {
 }  // namespace detail
 
 // One kernel configuration. TSM x TSN is the tile of C that a work-group computes, TSK the depth of the slices
-// of A and B staged in local memory, WPTM x WPTN the block of C each work-item computes, VW the vector width.
+// of A and B staged in local memory, WPTM x WPTN the block of C each work-item computes, VW the vector width, Stages
+// the slices in local memory at once (families with a pipeline of them; 1 for the others).
 // The rules every family shares are checked here, those of the family in its FamilyTraits (kernels/).
-template <int TSM_, int TSN_, int TSK_, int WPTM_, int WPTN_, int VW_ = 1, Family Family_ = Family::register_blocking>
+template <int TSM_, int TSN_, int TSK_, int WPTM_, int WPTN_, int VW_ = 1, Family Family_ = Family::register_blocking,
+          int Stages_ = 1>
 struct TileConfig {
   static constexpr int TSM = TSM_;
   static constexpr int TSN = TSN_;
@@ -46,6 +51,7 @@ struct TileConfig {
   static constexpr int WPTN = WPTN_;
   static constexpr int VW = VW_;
   static constexpr Family family = Family_;
+  static constexpr int stages = Stages_;
 
   static_assert(TSM > 0 && TSN > 0 && TSK > 0 && WPTM > 0 && WPTN > 0 && VW > 0,
                 "TileConfig: every tile size, work-per-thread and vector width must be positive.");
@@ -74,8 +80,9 @@ struct TileConfig {
   static constexpr int loads_b = (TSK * TSN) / (VW * threads);
 
   static_assert(detail::FamilyTraits<Family_>::template rules_hold<TSM_, TSN_, TSK_, WPTM_, WPTN_, VW_>());
+  static_assert(detail::FamilyTraits<Family_>::template stages_hold<Stages_>());
 
-  static constexpr detail::TileShape shape = {TSM, TSN, TSK, WPTM, WPTN, VW};
+  static constexpr detail::TileShape shape = {TSM, TSN, TSK, WPTM, WPTN, VW, Stages_};
   // Local memory one work-group uses, in elements of the scalar type.
   static constexpr std::size_t local_memory_elements = detail::FamilyTraits<Family_>::local_memory_elements(shape);
 
@@ -91,8 +98,8 @@ struct AutoConfig {
 namespace detail {
 template <class T>
 struct is_tile_config : std::false_type {};
-template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW, Family F>
-struct is_tile_config<TileConfig<TSM, TSN, TSK, WPTM, WPTN, VW, F>> : std::true_type {};
+template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW, Family F, int Stages>
+struct is_tile_config<TileConfig<TSM, TSN, TSK, WPTM, WPTN, VW, F, Stages>> : std::true_type {};
 }  // namespace detail
 
 }  // namespace tilegemm

@@ -72,7 +72,7 @@ struct DeviceCall {
   CallContext call;
   std::vector<std::shared_ptr<ScratchBuffer>> uploads;  // device copies of host operands, given back at the end
 
-  explicit DeviceCall(const cl::CommandQueue& queue) : call(CallContext::of(queue)) {}
+  explicit DeviceCall(const cl::CommandQueue& queue) : call(in_order_context(queue, "tilegemm::gpu_gemm")) {}
 
   // A device operand as it is; a host operand uploaded (before this returns, so its memory may change after).
   template <class T>

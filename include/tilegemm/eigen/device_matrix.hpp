@@ -19,6 +19,22 @@
 #include "transfers.hpp"
 
 namespace tilegemm {
+namespace detail {
+
+// The context of a queue that device matrices may use. They keep no events: the queue orders the commands that
+// write and read them, so it must run them in the order they were enqueued.
+inline CallContext in_order_context(const cl::CommandQueue& queue, const char* who) {
+  CallContext call = CallContext::of(queue);
+  if (!call.in_order) {
+    throw std::invalid_argument(std::string(who) +
+                                ": the command queue is out-of-order (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE), but "
+                                "device matrices and asynchronous calls rely on their queue to run commands in the "
+                                "order they were enqueued; pass an in-order queue.");
+  }
+  return call;
+}
+
+}  // namespace detail
 
 // A rows x cols part of a device buffer as a matrix, column-major from `offset` with leading dimension `ld`, or the
 // transpose of one: what a block or a transpose of a DeviceMatrix is. A view holds a reference to the buffer, so it
@@ -51,7 +67,9 @@ class DeviceView {
   DeviceView transpose() const { return {buffer_, queue_, offset_, stored_rows_, stored_cols_, ld_, !transposed_}; }
   // The rows x cols block whose first element is (row, col) of this view.
   DeviceView block(Eigen::Index row, Eigen::Index col, Eigen::Index rows, Eigen::Index cols) const {
-    if (row < 0 || col < 0 || rows < 0 || cols < 0 || row + rows > this->rows() || col + cols > this->cols()) {
+    // Compared without forming row + rows, which may overflow for sizes near the largest Index.
+    if (row < 0 || col < 0 || rows < 0 || cols < 0 || rows > this->rows() || row > this->rows() - rows ||
+        cols > this->cols() || col > this->cols() - cols) {
       throw std::invalid_argument("tilegemm::DeviceView::block: the " + std::to_string(rows) + "x" +
                                   std::to_string(cols) + " block at (" + std::to_string(row) + ", " +
                                   std::to_string(col) + ") does not lie inside the " + std::to_string(this->rows()) +
@@ -132,7 +150,8 @@ class DeviceMatrix {
   DeviceMatrix(Eigen::Index rows, Eigen::Index cols, const cl::CommandQueue& queue = default_queue())
       : queue_(queue), rows_(rows), cols_(cols), ld_(std::max<Eigen::Index>(rows, 1)) {
     check_shape(rows, cols);
-    if (rows * cols > 0) buffer_ = detail::allocate_device_buffer(queue_, sizeof(Scalar) * rows * cols);
+    const detail::CallContext call = detail::in_order_context(queue_, "tilegemm::DeviceMatrix");
+    if (rows * cols > 0) buffer_ = detail::allocate_device_buffer(call, sizeof(Scalar) * rows * cols);
   }
   // The values of a dense Eigen expression, uploaded (expressions without storage are evaluated first).
   template <class Derived>
@@ -159,11 +178,11 @@ class DeviceMatrix {
                const cl::CommandQueue& queue)
       : buffer_(std::move(buffer)), queue_(queue), offset_(offset), rows_(rows), cols_(cols), ld_(ld) {
     check_shape(rows, cols);
+    const detail::CallContext call = detail::in_order_context(queue_, "tilegemm::DeviceMatrix");
     long long needed = 0;
     const detail::Storage storage = detail::check_storage("the DeviceMatrix", offset, ld, rows, cols, needed);
     if (rows * cols > 0) {
-      detail::check_buffer("of the DeviceMatrix", buffer_, rows, cols, storage, needed, sizeof(Scalar),
-                           detail::CallContext::of(queue_).context);
+      detail::check_buffer("of the DeviceMatrix", buffer_, rows, cols, storage, needed, sizeof(Scalar), call.context);
     }
   }
 

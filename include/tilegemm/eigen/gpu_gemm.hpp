@@ -12,6 +12,7 @@
 #include "../gemm/gemm.hpp"
 #include "../runtime/call_context.hpp"
 #include "../runtime/error.hpp"
+#include "../runtime/huge_pages.hpp"
 #include "../runtime/opencl.hpp"
 #include "../runtime/queue.hpp"
 #include "../runtime/scratch_pool.hpp"
@@ -164,6 +165,7 @@ Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic> gpu_gemm(cons
                                                                             const Eigen::MatrixBase<DB>& b) {
   detail::check_scalars<DA, DB>();
   Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic> c(a.rows(), b.cols());
+  detail::prefer_huge_pages(c.data(), static_cast<std::size_t>(c.size()) * sizeof(typename DA::Scalar));
   gpu_gemm<Config>(queue, a, b, c, typename DA::Scalar(1), typename DA::Scalar(0));
   return c;
 }

@@ -50,6 +50,7 @@ class Pending {
         finish_(std::move(other.finish_)),
         finished_(other.finished_) {
     other.done_ = cl::Event();
+    other.finish_ = nullptr;
   }
   Pending& operator=(Pending&& other) noexcept {
     if (this != &other) {
@@ -61,12 +62,13 @@ class Pending {
       keep_alive_ = std::move(other.keep_alive_);
       finish_ = std::move(other.finish_);
       other.done_ = cl::Event();
+      other.finish_ = nullptr;
     }
     return *this;
   }
   Pending(const Pending&) = delete;
   Pending& operator=(const Pending&) = delete;
-  // A handle dropped before its commands ended waits for them: they may still write memory it holds.
+  // A handle dropped before it was waited on finishes the call first (finish_quietly).
   ~Pending() { finish_quietly(); }
 
   // Something to do on the waiting thread once the commands have ended (copying a result into host memory the
@@ -117,9 +119,15 @@ class Pending {
   }
 
  private:
+  // What wait() does, for a handle dropped or assigned over: its commands may still write memory it holds, and a host
+  // C written through a copy is written only here. An error is lost: no one is left to receive it.
   void finish_quietly() noexcept {
-    if (done_() != nullptr && !finished_) done_.wait();
+    try {
+      if (!failure_) wait();
+    } catch (...) {
+    }
     keep_alive_.reset();
+    finish_ = nullptr;
   }
 
   cl::Event done_;

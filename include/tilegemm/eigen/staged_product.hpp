@@ -1,6 +1,6 @@
 // eigen/staged_product: C = alpha * op(A) * op(B) + beta * C from host memory to host memory at the bus's speed:
-// operands go through pinned slots (copied in and out by several host threads), and C is made in column panels so
-// that uploading the next panel, multiplying this one and downloading the last one overlap on three queues.
+// operands go through pinned slots (copied in and out by several host threads), and C is made in blocks so that
+// uploading what the next block needs, multiplying this one and downloading the last one overlap on three queues.
 #pragma once
 
 #include <algorithm>
@@ -22,11 +22,13 @@
 namespace tilegemm::detail {
 
 // When and how the staged path runs: for products whose operands and result hold at least `from_bytes` in all, on
-// GPUs (a CPU device's memory is host memory: the direct path is as fast there), with pinned slots of `slot_bytes`
-// (C's panels are as wide as a slot holds). Tests lower the bound, the slots, and let it run on CPU devices.
+// GPUs (a CPU device's memory is host memory: the direct path is as fast there), with pinned slots of `slot_bytes`,
+// C made in blocks of about `block_side` squared. The defaults were measured on an H200 (benchmarks/README.md). Tests
+// lower the bound, the slots, and let it run on CPU devices.
 struct StagedPathSettings {
-  std::size_t from_bytes = std::size_t{24} << 20;
-  std::size_t slot_bytes = std::size_t{32} << 20;
+  std::size_t from_bytes = std::size_t{10} << 20;
+  std::size_t slot_bytes = std::size_t{16} << 20;
+  std::size_t block_side = 2048;
   bool on_cpu_devices = false;
 };
 
@@ -52,7 +54,7 @@ class ScopedStagedPath {
 };
 
 // Where the last staged call of this thread spent its time, in milliseconds: the host clock around the whole call
-// and around the host threads' copies, and the queues' profiling for the commands (each a sum over the panels).
+// and around the host threads' copies, and the queues' profiling for the commands (each a sum over the blocks).
 // What overlapped is the parts' sum less the whole.
 struct HostCallProfile {
   double wall = 0;
@@ -61,7 +63,7 @@ struct HostCallProfile {
   double product = 0;
   double download = 0;
   double copy_out = 0;
-  int panels = 0;
+  int blocks = 0;  // blocks of C made
 };
 inline HostCallProfile& last_host_call_profile() {
   thread_local HostCallProfile profile;
@@ -85,6 +87,12 @@ bool staged_path_applies(const CallContext& call, const HostOperand<Scalar, PA>&
   return dense_bytes(a) + dense_bytes(b) + dense_bytes(c) >= settings.from_bytes;
 }
 
+// Whether a command has ended (or failed: waiting on it then reports how).
+inline bool finished(const cl::Event& event) {
+  cl_int status = CL_QUEUED;
+  return event.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status) != CL_SUCCESS || status <= CL_COMPLETE;
+}
+
 // A ring of pinned slots: a slot is taken again only once the command that last used it has completed.
 class SlotRing {
  public:
@@ -106,8 +114,37 @@ class SlotRing {
   std::size_t next_ = 0;
 };
 
-// The staged product. A and B stay as the caller stores them (dense on the device); C's panels are columns of its
-// storage (not transposed: gpu_gemm turns a row-major C into the transposed product first).
+// Where C's blocks start along one side of length `length`: one block up to 1.5 x `block`, else blocks of about
+// `block`, whole multiples of 128 (of `block` when smaller) but for the last.
+inline std::vector<std::size_t> block_starts(std::size_t length, std::size_t block) {
+  std::vector<std::size_t> starts{0};
+  if (length * 2 <= block * 3) return starts;
+  const std::size_t count = (length + block - 1) / block, whole = std::min<std::size_t>(block, 128);
+  const std::size_t step = ((length + count - 1) / count + whole - 1) / whole * whole;
+  for (std::size_t start = step; start < length; start += step) starts.push_back(start);
+  return starts;
+}
+
+// The order in which C's blocks are made: by rings around the first one ((0,0), then (0,1), (1,0), (1,1), then
+// (0,2), ...), so that the first products need only the first block of rows of op(A) and of columns of op(B), and
+// later ones mostly reuse what is already on the device.
+inline std::vector<std::pair<std::size_t, std::size_t>> block_order(std::size_t row_blocks, std::size_t col_blocks) {
+  std::vector<std::pair<std::size_t, std::size_t>> order;
+  for (std::size_t ring = 0; ring < std::max(row_blocks, col_blocks); ++ring) {
+    for (std::size_t j = 0; j < std::min(ring, col_blocks); ++j) {
+      if (ring < row_blocks) order.emplace_back(ring, j);
+    }
+    for (std::size_t i = 0; i <= std::min(ring, row_blocks - 1); ++i) {
+      if (ring < col_blocks) order.emplace_back(i, ring);
+    }
+  }
+  return order;
+}
+
+// The staged product. A and B stay as the caller stores them (dense on the device, uploaded a block of rows or
+// columns of op(A) and op(B) at a time, as the blocks of C need them); C (column-major: gpu_gemm turns a row-major C
+// into the transposed product first) is made in blocks of about `block_side` x `block_side`, each downloaded as
+// soon as it is made.
 template <class Scalar>
 void staged_product(const CallContext& call, const KernelDescription* config, const HostOperand<Scalar>& a,
                     const HostOperand<Scalar>& b, const HostOperand<Scalar, Scalar*>& c, Scalar alpha, Scalar beta) {
@@ -116,10 +153,7 @@ void staged_product(const CallContext& call, const KernelDescription* config, co
   constexpr std::size_t size = sizeof(Scalar);
   const std::size_t m = static_cast<std::size_t>(c.rows), n = static_cast<std::size_t>(c.cols);
   const std::size_t k = static_cast<std::size_t>(a.transposed ? a.rows : a.cols);
-  const std::size_t a_rows = static_cast<std::size_t>(a.rows), a_cols = static_cast<std::size_t>(a.cols);
-  const std::size_t b_rows = static_cast<std::size_t>(b.rows), b_cols = static_cast<std::size_t>(b.cols);
-  const std::size_t a_ld = static_cast<std::size_t>(a.ld), b_ld = static_cast<std::size_t>(b.ld);
-  const std::size_t c_ld = static_cast<std::size_t>(c.ld);
+  const std::size_t a_rows = static_cast<std::size_t>(a.rows), b_rows = static_cast<std::size_t>(b.rows);
   HostCallProfile profile;
   const auto timed = [&](double& total, auto&& work) {
     const auto begin = Clock::now();
@@ -127,14 +161,8 @@ void staged_product(const CallContext& call, const KernelDescription* config, co
     total += std::chrono::duration<double, std::milli>(Clock::now() - begin).count();
   };
 
-  // Panels of C: as many columns as a slot holds of C and of B's panel; whole tiles of columns where there are many.
   const StagedPathSettings settings = ScopedStagedPath::settings();
-  const std::size_t column_bytes = std::max<std::size_t>({m, k, a_rows, 1}) * size;
-  const std::size_t slot_bytes = std::max(settings.slot_bytes, column_bytes);
-  std::size_t width = std::max<std::size_t>(1, slot_bytes / (std::max(m, k) * size));
-  if (width >= 256) width = width / 128 * 128;
-  width = std::min(width, n);
-
+  const std::size_t slot_bytes = std::max(settings.slot_bytes, std::max<std::size_t>({m, a_rows, b_rows, 1}) * size);
   ScratchBuffer device_a(call, std::max(dense_bytes(a), size)), device_b(call, std::max(dense_bytes(b), size)),
       device_c(call, std::max(dense_bytes(c), size));
   std::shared_ptr<StagingSet> set = Staging::instance().take(call, slot_bytes);
@@ -143,91 +171,111 @@ void staged_product(const CallContext& call, const KernelDescription* config, co
   SlotRing up(set->upload_slots), down(set->download_slots);
   std::vector<cl::Event> uploads, products, downloads;
 
-  // Uploads columns [first, last) of a stored operand through a slot (several columns each, or a block of rows of
-  // them), into its dense device copy; returns the last upload's event.
-  const auto upload_columns = [&](const char* host, std::size_t host_ld, std::size_t rows, std::size_t first,
-                                  std::size_t last, const cl::Buffer& device) {
+  // Uploads rows [row0, row1) x columns [col0, col1) of a stored matrix (`rows` rows, leading dimension `host_ld`)
+  // into its dense device copy, as many columns a slot as fit; returns the last upload's event.
+  const auto upload_block = [&](const Scalar* host, std::size_t host_ld, std::size_t rows, std::size_t row0,
+                                std::size_t row1, std::size_t col0, std::size_t col1, const cl::Buffer& device) {
     cl::Event done;
-    const std::size_t per_slot = std::max<std::size_t>(1, slot_bytes / (std::max<std::size_t>(rows, 1) * size));
-    for (std::size_t j = first; j < last; j += per_slot) {
-      const std::size_t columns = std::min(per_slot, last - j);
-      const std::size_t slot = up.take();
-      timed(profile.copy_in,
-            [&] { copy_columns(host + j * host_ld * size, host_ld, up.data(slot), rows, rows, columns, size); });
-      check(set->upload.enqueueWriteBuffer(device, CL_FALSE, j * rows * size, columns * rows * size, up.data(slot),
-                                           nullptr, &done),
-            "clEnqueueWriteBuffer");
+    const std::size_t height = row1 - row0, per_slot = std::max<std::size_t>(1, slot_bytes / (height * size));
+    for (std::size_t j = col0; j < col1; j += per_slot) {
+      const std::size_t columns = std::min(per_slot, col1 - j), slot = up.take();
+      timed(profile.copy_in, [&] {
+        copy_columns(reinterpret_cast<const char*>(host + j * host_ld + row0), host_ld * size, up.data(slot),
+                     height * size, height * size, columns, 1);
+      });
+      if (height == rows) {
+        check(set->upload.enqueueWriteBuffer(device, CL_FALSE, j * rows * size, columns * rows * size, up.data(slot),
+                                             nullptr, &done),
+              "clEnqueueWriteBuffer");
+      } else {
+        check(set->upload.enqueueWriteBufferRect(device, CL_FALSE, {row0 * size, j, 0}, {0, 0, 0},
+                                                 {height * size, columns, 1}, rows * size, 0, height * size, 0,
+                                                 up.data(slot), nullptr, &done),
+              "clEnqueueWriteBufferRect");
+      }
       up.used_by(slot, done);
       uploads.push_back(done);
     }
     return done;
   };
-  // Uploads rows [first, last) of all the columns of a stored operand (a panel of op(B) when B is transposed).
-  const auto upload_rows = [&](const char* host, std::size_t host_ld, std::size_t rows, std::size_t columns,
-                               std::size_t first, std::size_t last, const cl::Buffer& device) {
-    const std::size_t slot = up.take();
-    const std::size_t panel_rows = last - first;
-    timed(profile.copy_in,
-          [&] { copy_columns(host + first * size, host_ld, up.data(slot), panel_rows, panel_rows, columns, size); });
-    cl::Event done;
-    check(set->upload.enqueueWriteBufferRect(device, CL_FALSE, {first * size, 0, 0}, {0, 0, 0},
-                                             {panel_rows * size, columns, 1}, rows * size, 0, panel_rows * size, 0,
-                                             up.data(slot), nullptr, &done),
-          "clEnqueueWriteBufferRect");
-    up.used_by(slot, done);
-    uploads.push_back(done);
-    return done;
+  // Rows [first, last) of op(X) for a stored operand X: stored columns when X is transposed, else stored rows.
+  const auto upload_op_rows = [&](const auto& x, std::size_t first, std::size_t last, const cl::Buffer& device) {
+    const std::size_t rows = static_cast<std::size_t>(x.rows), cols = static_cast<std::size_t>(x.cols);
+    const std::size_t ld = static_cast<std::size_t>(x.ld);
+    return x.transposed ? upload_block(x.data, ld, rows, 0, rows, first, last, device)
+                        : upload_block(x.data, ld, rows, first, last, 0, cols, device);
   };
-  // Reads panels back, oldest first, and copies them into C: the pending ones while a slot is needed, all at the end.
+  const auto upload_op_cols = [&](const auto& x, std::size_t first, std::size_t last, const cl::Buffer& device) {
+    const std::size_t rows = static_cast<std::size_t>(x.rows), cols = static_cast<std::size_t>(x.cols);
+    const std::size_t ld = static_cast<std::size_t>(x.ld);
+    return x.transposed ? upload_block(x.data, ld, rows, first, last, 0, cols, device)
+                        : upload_block(x.data, ld, rows, 0, rows, first, last, device);
+  };
+
+  // Downloads wait in a queue, oldest first, for a host thread to copy them into C: the oldest when a slot is needed,
+  // all at the end.
   struct Download {
-    std::size_t slot, first, columns;
+    std::size_t slot, row0, height, col0, columns;
     cl::Event done;
   };
   std::deque<Download> pending;
   const auto copy_out_oldest = [&] {
     const Download d = pending.front();
     pending.pop_front();
+    char* to = reinterpret_cast<char*>(c.data + d.col0 * static_cast<std::size_t>(c.ld) + d.row0);
+    const std::size_t to_ld = static_cast<std::size_t>(c.ld) * size;
+    if (!finished(d.done)) touch_columns(to, to_ld, d.height * size, d.columns);  // page faults while waiting
     check(d.done.wait(), "clWaitForEvents");
-    timed(profile.copy_out, [&] {
-      copy_columns(down.data(d.slot), m, reinterpret_cast<char*>(c.data + d.first * c_ld), c_ld, m, d.columns, size);
-    });
+    timed(profile.copy_out,
+          [&] { copy_columns(down.data(d.slot), d.height * size, to, to_ld, d.height * size, d.columns, 1); });
   };
-
-  try {
-    const char* a_host = reinterpret_cast<const char*>(a.data);
-    const char* b_host = reinterpret_cast<const char*>(b.data);
-    upload_columns(a_host, a_ld, a_rows, 0, a_cols, device_a.buffer());
-    const std::vector<cl::Event> a_ready = uploads;
-    for (std::size_t j = 0; j < n; j += width) {
-      const std::size_t columns = std::min(width, n - j);
-      std::vector<cl::Event> ready = a_ready;
-      ready.push_back(b.transposed ? upload_rows(b_host, b_ld, b_rows, b_cols, j, j + columns, device_b.buffer())
-                                   : upload_columns(b_host, b_ld, b_rows, j, j + columns, device_b.buffer()));
-      if (beta != Scalar(0)) {
-        ready.push_back(
-            upload_columns(reinterpret_cast<const char*>(c.data), c.ld, m, j, j + columns, device_c.buffer()));
-      }
-      // This panel of C: op(A) times columns [j, j + columns) of op(B).
-      const GemmProblem panel = check_arguments<Scalar>(
-          call.context, a.transposed ? Transpose::yes : Transpose::no, b.transposed ? Transpose::yes : Transpose::no,
-          static_cast<long long>(m), static_cast<long long>(columns), static_cast<long long>(k), alpha,
-          device_a.buffer(), 0, static_cast<long long>(std::max<std::size_t>(a_rows, 1)), device_b.buffer(),
-          static_cast<long long>(b.transposed ? j : j * b_rows),
-          static_cast<long long>(std::max<std::size_t>(b_rows, 1)), beta, device_c.buffer(),
-          static_cast<long long>(j * m), static_cast<long long>(m));
-      const cl::Event product = run_gemm(compute, config, panel, ready);
-      products.push_back(product);
+  const auto download_block = [&](std::size_t row0, std::size_t row1, std::size_t col0, std::size_t col1,
+                                  const cl::Event& product) {
+    const std::size_t height = row1 - row0, per_slot = std::max<std::size_t>(1, slot_bytes / (height * size));
+    const std::vector<cl::Event> after{product};
+    for (std::size_t j = col0; j < col1; j += per_slot) {
+      const std::size_t columns = std::min(per_slot, col1 - j);
       if (pending.size() == down.size()) copy_out_oldest();
       const std::size_t slot = down.take();
       cl::Event done;
-      const std::vector<cl::Event> after{product};
-      check(set->download.enqueueReadBuffer(device_c.buffer(), CL_FALSE, j * m * size, columns * m * size,
-                                            down.data(slot), &after, &done),
-            "clEnqueueReadBuffer");
+      check(set->download.enqueueReadBufferRect(device_c.buffer(), CL_FALSE, {row0 * size, j, 0}, {0, 0, 0},
+                                                {height * size, columns, 1}, m * size, 0, height * size, 0,
+                                                down.data(slot), &after, &done),
+            "clEnqueueReadBufferRect");
       down.used_by(slot, done);
       downloads.push_back(done);
-      pending.push_back({slot, j, columns, done});
-      ++profile.panels;
+      pending.push_back({slot, row0, height, j, columns, done});
+    }
+  };
+
+  try {
+    const std::vector<std::size_t> row_starts = block_starts(m, settings.block_side);
+    const std::vector<std::size_t> col_starts = block_starts(n, settings.block_side);
+    const auto end_of = [](const std::vector<std::size_t>& starts, std::size_t i, std::size_t length) {
+      return i + 1 < starts.size() ? starts[i + 1] : length;
+    };
+    std::vector<cl::Event> a_ready(row_starts.size()), b_ready(col_starts.size());
+    for (const auto& [i, j] : block_order(row_starts.size(), col_starts.size())) {
+      const std::size_t row0 = row_starts[i], row1 = end_of(row_starts, i, m);
+      const std::size_t col0 = col_starts[j], col1 = end_of(col_starts, j, n);
+      while (!pending.empty() && finished(pending.front().done)) copy_out_oldest();  // free slots, C done early
+      if (a_ready[i]() == nullptr) a_ready[i] = upload_op_rows(a, row0, row1, device_a.buffer());
+      if (b_ready[j]() == nullptr) b_ready[j] = upload_op_cols(b, col0, col1, device_b.buffer());
+      std::vector<cl::Event> ready{a_ready[i], b_ready[j]};
+      if (beta != Scalar(0)) ready.push_back(upload_block(c.data, c.ld, m, row0, row1, col0, col1, device_c.buffer()));
+      // This block of C: rows [row0, row1) of op(A) times columns [col0, col1) of op(B), on the dense device copies.
+      const long long lda = static_cast<long long>(std::max<std::size_t>(a_rows, 1));
+      const long long ldb = static_cast<long long>(std::max<std::size_t>(b_rows, 1));
+      const GemmProblem block = check_arguments<Scalar>(
+          call.context, a.transposed ? Transpose::yes : Transpose::no, b.transposed ? Transpose::yes : Transpose::no,
+          static_cast<long long>(row1 - row0), static_cast<long long>(col1 - col0), static_cast<long long>(k), alpha,
+          device_a.buffer(), static_cast<long long>(a.transposed ? row0 * a_rows : row0), lda, device_b.buffer(),
+          static_cast<long long>(b.transposed ? col0 : col0 * b_rows), ldb, beta, device_c.buffer(),
+          static_cast<long long>(col0 * m + row0), static_cast<long long>(m));
+      const cl::Event product = run_gemm(compute, config, block, ready);
+      products.push_back(product);
+      download_block(row0, row1, col0, col1, product);
+      ++profile.blocks;
     }
     while (!pending.empty()) copy_out_oldest();
   } catch (...) {

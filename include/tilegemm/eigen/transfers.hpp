@@ -16,9 +16,8 @@
 
 namespace tilegemm::detail {
 
-// A buffer of `bytes` on the queue's device, refused with the sizes when the device allows no buffer that large.
-inline cl::Buffer allocate_device_buffer(const cl::CommandQueue& queue, std::size_t bytes) {
-  const CallContext call = CallContext::of(queue);
+// A buffer of `bytes` on the call's device, refused with the sizes when the device allows no buffer that large.
+inline cl::Buffer allocate_device_buffer(const CallContext& call, std::size_t bytes) {
   require_allocation(call.limits, bytes, "a DeviceMatrix of " + std::to_string(bytes) + " bytes",
                      "Use smaller matrices, or a device with more memory.");
   cl_int status = CL_SUCCESS;
@@ -33,13 +32,20 @@ struct RectOf {
   std::array<std::size_t, 3> origin;
   std::array<std::size_t, 3> region;
   std::size_t pitch;
+  std::size_t host_x = 0;  // where the part starts within each host column, in bytes
 };
-inline RectOf rect_of(Eigen::Index offset, Eigen::Index ld, Eigen::Index rows, Eigen::Index cols,
-                      std::size_t scalar_size) {
+// The rect commands for a rows x cols matrix at `offset` with leading dimension `ld`: one, or two where the columns
+// cross a row pitch (offset % ld + rows > ld), which some drivers (NVIDIA's) refuse as one rect: the rows up to the
+// pitch, then the rest from the start of the next row.
+inline std::vector<RectOf> rect_parts(Eigen::Index offset, Eigen::Index ld, Eigen::Index rows, Eigen::Index cols,
+                                      std::size_t scalar_size) {
   const std::size_t x = static_cast<std::size_t>(offset % ld), y = static_cast<std::size_t>(offset / ld);
-  return {{x * scalar_size, y, 0},
-          {static_cast<std::size_t>(rows) * scalar_size, static_cast<std::size_t>(cols), 1},
-          static_cast<std::size_t>(ld) * scalar_size};
+  const std::size_t height = static_cast<std::size_t>(rows), pitch = static_cast<std::size_t>(ld) * scalar_size;
+  const std::size_t width = static_cast<std::size_t>(cols), first = std::min(height, static_cast<std::size_t>(ld) - x);
+  std::vector<RectOf> parts{{{x * scalar_size, y, 0}, {first * scalar_size, width, 1}, pitch, 0}};
+  if (first < height)
+    parts.push_back({{0, y + 1, 0}, {(height - first) * scalar_size, width, 1}, pitch, first * scalar_size});
+  return parts;
 }
 
 // Writes the (possibly strided) storage of a host operand into `device` as a rows x cols matrix at `offset` with
@@ -54,10 +60,11 @@ void to_device(const cl::CommandQueue& queue, const HostOperand<Scalar, Pointer>
           "clEnqueueWriteBuffer");
     return;
   }
-  const RectOf d = rect_of(offset, ld, host.rows, host.cols, sizeof(Scalar));
-  check(queue.enqueueWriteBufferRect(device, CL_TRUE, d.origin, {0, 0, 0}, d.region, d.pitch, 0,
-                                     sizeof(Scalar) * host.ld, 0, host.data),
-        "clEnqueueWriteBufferRect");
+  for (const RectOf& d : rect_parts(offset, ld, host.rows, host.cols, sizeof(Scalar))) {
+    check(queue.enqueueWriteBufferRect(device, CL_TRUE, d.origin, {d.host_x, 0, 0}, d.region, d.pitch, 0,
+                                       sizeof(Scalar) * host.ld, 0, host.data),
+          "clEnqueueWriteBufferRect");
+  }
 }
 
 // Reads a rows x cols device matrix at `offset` with leading dimension `ld` (a dense one at 0 by default) into the
@@ -73,10 +80,11 @@ void from_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, const 
           "clEnqueueReadBuffer");
     return;
   }
-  const RectOf d = rect_of(offset, ld, host.rows, host.cols, sizeof(Scalar));
-  check(queue.enqueueReadBufferRect(buffer, CL_TRUE, d.origin, {0, 0, 0}, d.region, d.pitch, 0,
-                                    sizeof(Scalar) * host.ld, 0, host.data, events),
-        "clEnqueueReadBufferRect");
+  for (const RectOf& d : rect_parts(offset, ld, host.rows, host.cols, sizeof(Scalar))) {
+    check(queue.enqueueReadBufferRect(buffer, CL_TRUE, d.origin, {d.host_x, 0, 0}, d.region, d.pitch, 0,
+                                      sizeof(Scalar) * host.ld, 0, host.data, events),
+          "clEnqueueReadBufferRect");
+  }
 }
 
 // Starts reading a rows x cols device matrix at `offset` with leading dimension `ld` into the (possibly strided)
@@ -87,10 +95,12 @@ cl::Event start_reading(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                         Eigen::Index offset, Eigen::Index ld) {
   const std::vector<cl::Event>* events = wait.empty() ? nullptr : &wait;
   cl::Event done;
-  const RectOf d = rect_of(offset, ld, host.rows, host.cols, sizeof(Scalar));
-  check(queue.enqueueReadBufferRect(buffer, CL_FALSE, d.origin, {0, 0, 0}, d.region, d.pitch, 0,
-                                    sizeof(Scalar) * host.ld, 0, host.data, events, &done),
-        "clEnqueueReadBufferRect");
+  for (const RectOf& d :
+       rect_parts(offset, ld, host.rows, host.cols, sizeof(Scalar))) {  // in order: the last ends last
+    check(queue.enqueueReadBufferRect(buffer, CL_FALSE, d.origin, {d.host_x, 0, 0}, d.region, d.pitch, 0,
+                                      sizeof(Scalar) * host.ld, 0, host.data, events, &done),
+          "clEnqueueReadBufferRect");
+  }
   return done;
 }
 
@@ -104,9 +114,11 @@ std::size_t dense_bytes(const HostOperand<Scalar, Pointer>& host) {
 // the device.
 inline void copy_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, Eigen::Index offset, Eigen::Index ld,
                            const cl::Buffer& dst, Eigen::Index rows, Eigen::Index cols, std::size_t scalar_size) {
-  const RectOf s = rect_of(offset, ld, rows, cols, scalar_size);
-  check(queue.enqueueCopyBufferRect(src, dst, s.origin, {0, 0, 0}, s.region, s.pitch, 0, scalar_size * rows, 0),
+  for (const RectOf& s : rect_parts(offset, ld, rows, cols, scalar_size)) {
+    check(
+        queue.enqueueCopyBufferRect(src, dst, s.origin, {s.host_x, 0, 0}, s.region, s.pitch, 0, scalar_size * rows, 0),
         "clEnqueueCopyBufferRect");
+  }
 }
 
 }  // namespace tilegemm::detail

@@ -35,6 +35,27 @@ inline constexpr std::array<KernelDescription, 10> default_candidates = {
     describe<MoreWorkPerThread<8, 8>>,        describe<Naive<1, 1>>};
 // clang-format on
 
+// The tensor-core candidates (kernels/tensor_cores.hpp), taken where the device has tensor cores, the math mode
+// allows them (double always, float in tf32x3 and tf32) and the product is large enough to gain from them: large
+// tiles where C has a tile for every compute unit, else smaller ones. The fastest of those timed on an H200
+// (benchmarks/README.md): 4 warps of 64 x 64 in float, 4 of 64 x 32 in double.
+enum TensorChoice : std::size_t {
+  tensor_float_large,
+  tensor_float_small,
+  tensor_tf32_large,
+  tensor_double_large,
+  tensor_double_small,
+};
+// clang-format off
+inline constexpr std::array<KernelDescription, 5> tensor_candidates = {
+    describe<TensorCores<128, 128, 16, 64, 64, 2>>, describe<TensorCores<64, 64, 16, 32, 32, 3>>,
+    describe<TensorCores<128, 128, 8, 64, 64, 4>>,
+    describe<TensorCores<128, 64, 8, 64, 32, 3>>,   describe<TensorCores<64, 64, 8, 32, 32, 4>>};
+// clang-format on
+// Products with fewer multiply-adds than this stay on the other families: the packing of operands and the launches
+// it adds are not paid back.
+inline constexpr double tensor_cores_from_volume = 256.0 * 256.0 * 256.0;
+
 // What the choice among the GPU candidates knows of each, measured on an NVIDIA H200 (benchmarks/README.md):
 // how many of its work-groups one compute unit runs at once (from the registers per work-item the compiler
 // reported, out of 64K per unit), its throughput once every unit is that busy, in TFLOP/s, per scalar, and
@@ -97,10 +118,50 @@ inline double estimated_time(std::size_t choice, bool is_double, int m, int n, l
   return static_cast<double>(full_rounds * resident + last_round) * tsm * tsn / tflops;
 }
 
-// The plan AutoConfig makes for a product on a device: the candidate, the corner of C its tiles cover (the thin
-// rest goes to the strip code) and how it takes the operands. Each GPU candidate is planned in full, so that the
-// choice sees the edge mode the run will use.
-inline Plan plan_default(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size) {
+// The tensor-core plan of a product, where tensor cores run it (see TensorChoice), with the tiled corner rule of
+// the other candidates; false where they do not.
+inline bool plan_tensor_cores(Plan& plan, const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
+                              MathMode math) {
+  if (!has_tensor_cores(device) || !math_allows_tensor_cores(scalar_size, math) ||
+      static_cast<double>(s.m) * s.n * s.k < tensor_cores_from_volume) {
+    return false;
+  }
+  const bool is_double = scalar_size == sizeof(double);
+  const std::size_t large = is_double                ? tensor_double_large
+                            : math == MathMode::tf32 ? tensor_tf32_large
+                                                     : tensor_float_large;
+  const std::size_t small = is_double ? tensor_double_small : tensor_float_small;
+  const TileShape& t = tensor_candidates[large].tile;
+  const long long large_tiles = static_cast<long long>((s.m + t.tsm - 1) / t.tsm) * ((s.n + t.tsn - 1) / t.tsn);
+  for (std::size_t choice : {large_tiles >= static_cast<long long>(device.compute_units) ? large : small, small}) {
+    const KernelDescription& config = tensor_candidates[choice];
+    if (!work_group_fits(device, config.threads_m, config.threads_n, config.local_memory_elements * scalar_size)) {
+      continue;
+    }
+    auto [corner_m, corner_n] = tiled_corner(s.m, s.n, config.tile.tsm, config.tile.tsn);
+    if (!strips_run_on(config, device, scalar_size)) {
+      corner_m = s.m;
+      corner_n = s.n;
+    }
+    PlanOptions options;
+    options.corner_m = corner_m;
+    options.corner_n = corner_n;
+    options.math = math;
+    try {
+      plan = plan_product(config, s, device, scalar_size, options);
+      return true;
+    } catch (const Error&) {
+      // A packed copy larger than the device's largest buffer: the other families read such operands in place.
+    }
+  }
+  return false;
+}
+
+// The plan AutoConfig makes for a product on a device in a math mode: the candidate, the corner of C its tiles cover
+// (the thin rest goes to the strip code) and how it takes the operands. Each GPU candidate is planned in full, so
+// that the choice sees the edge mode the run will use.
+inline Plan plan_default(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
+                         MathMode math = MathMode::ieee) {
   if (device.type & CL_DEVICE_TYPE_CPU) {
     const std::size_t choice = candidate_fits(cpu, device, scalar_size) ? cpu : fallback_for(device, scalar_size);
     return plan_product(default_candidates[choice], s, device, scalar_size);
@@ -115,6 +176,7 @@ inline Plan plan_default(const GemmShape& s, const DeviceLimits& device, std::si
       // Its workspace does not fit one buffer of the device: a single pass instead.
     }
   }
+  if (Plan tensor; plan_tensor_cores(tensor, s, device, scalar_size, math)) return tensor;
   const bool is_double = scalar_size == sizeof(double);
   bool found = false;
   Plan best;

@@ -9,6 +9,7 @@
 #include "../kernels/kernel_description.hpp"
 #include "../runtime/call_context.hpp"
 #include "../runtime/error.hpp"
+#include "../runtime/math_setting.hpp"
 #include "arguments.hpp"
 #include "default_plan.hpp"
 #include "executor.hpp"
@@ -36,13 +37,17 @@ inline Plan plan_gemm(const KernelDescription* config, const GemmShape& s, bool 
   require_fp64(device, scalar_size);
   if (s.m == 0 || s.n == 0) return plan_without_product(Work::nothing, device);
   if (s.k == 0 || alpha_is_zero) return plan_without_product(Work::scale_c, device);
-  return config ? plan_product(*config, s, device, scalar_size, options) : plan_default(s, device, scalar_size);
+  return config ? plan_product(*config, s, device, scalar_size, options)
+                : plan_default(s, device, scalar_size, options.math);
 }
 
-// Plans and runs a checked product; the returned event completes with C.
+// Plans and runs a checked product in the math mode of this thread's call (math_mode()); the returned event
+// completes with C.
 inline cl::Event run_gemm(const CallContext& call, const KernelDescription* config, const GemmProblem& p,
                           const std::vector<cl::Event>& wait) {
-  const Plan plan = plan_gemm(config, p.shape, p.alpha.value == 0, call.limits, p.scalar_size());
+  PlanOptions options;
+  options.math = math_mode();
+  const Plan plan = plan_gemm(config, p.shape, p.alpha.value == 0, call.limits, p.scalar_size(), options);
   return execute(call, plan, p, wait);
 }
 
@@ -52,19 +57,21 @@ inline cl::Event run_gemm(const CallContext& call, const KernelDescription* conf
 // tilegemm::gemm<float>(...), so that a literal such as 1.0 cannot make a float product a double one), with op(A)
 // m x k, op(B) k x n and C m x n stored column-major at the given offsets (in elements) with leading dimensions lda,
 // ldb, ldc, as in BLAS. Waits for `wait`, returns without waiting for the result; the returned event completes
-// with it. C must not overlap A or B. When beta is zero, C is not read. Bad arguments throw std::invalid_argument,
+// with it. C must not overlap A or B. When beta is zero, C is not read. `math` is the arithmetic of a float product
+// (MathMode; by default the thread's or the process's, math_mode()). Bad arguments throw std::invalid_argument,
 // OpenCL failures tilegemm::Error.
 template <class Scalar, class Config = AutoConfig, class Alpha, class Beta>
 cl::Event gemm(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, long long m, long long n,
                long long k, Alpha alpha, const cl::Buffer& a, long long a_offset, long long lda, const cl::Buffer& b,
                long long b_offset, long long ldb, Beta beta, const cl::Buffer& c, long long c_offset, long long ldc,
-               const std::vector<cl::Event>& wait = {}) {
+               const std::vector<cl::Event>& wait = {}, MathMode math = math_mode()) {
   static_assert(!detail::is_tile_config<Scalar>::value && !std::is_same_v<Scalar, AutoConfig>,
                 "tilegemm::gemm: name the scalar type first, then the configuration: gemm<float, Config>(...).");
   detail::require_supported_scalar<Scalar>();
   static_assert(std::is_arithmetic_v<Alpha> && std::is_arithmetic_v<Beta>,
                 "tilegemm::gemm: alpha and beta must be numbers (they are converted to the scalar type).");
   constexpr const detail::KernelDescription* config = detail::description_of<Config>();
+  const ScopedMathMode call_math(math);
   return detail::translate_cl_errors([&] {
     const detail::CallContext call = detail::CallContext::of(queue);
     detail::check_wait_list(wait);

@@ -16,6 +16,7 @@
 #include "../runtime/launch.hpp"
 #include "arguments.hpp"
 #include "operand_policy.hpp"
+#include "tensor_math.hpp"
 
 namespace tilegemm::detail {
 
@@ -70,11 +71,13 @@ struct Plan {
 };
 
 // What a caller may ask of the planner beyond the problem: how operands that do not fill whole tiles are read
-// (tests use the other policies), and a corner of C for the tiles (the rest goes to the strip code).
+// (tests use the other policies), a corner of C for the tiles (the rest goes to the strip code), and the math mode
+// of float products (whether and how they may use tensor cores).
 struct PlanOptions {
   EdgePolicy policy = EdgePolicy::by_size;
   int corner_m = -1;  // -1: all of C
   int corner_n = -1;
+  MathMode math = MathMode::ieee;
 };
 
 inline void require_fp64(const DeviceLimits& device, std::size_t scalar_size) {
@@ -280,12 +283,15 @@ inline bool strips_run_on(const KernelDescription& config, const DeviceLimits& d
 // The plan of a product with one configuration. Throws tilegemm::Error when the device cannot run it.
 inline Plan plan_product(const KernelDescription& config, const GemmShape& s, const DeviceLimits& device,
                          std::size_t scalar_size, const PlanOptions& options = {}) {
+  const MmaKind mma =
+      config.uses_tensor_cores ? require_tensor_cores(config, device, scalar_size, options.math) : MmaKind::none;
   check_work_group(
       device, [&] { return config.name(); }, config.threads_m, config.threads_n,
       config.local_memory_elements * scalar_size);
   Plan plan;
   plan.work = Work::product;
   plan.config = config;
+  plan.variant.mma = mma;
   plan.support_tile = support_tile_for(device);
   plan.corner_m = options.corner_m < 0 ? s.m : options.corner_m;
   plan.corner_n = options.corner_n < 0 ? s.n : options.corner_n;

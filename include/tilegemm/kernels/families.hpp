@@ -6,4 +6,5 @@
 #include "prefetch.hpp"
 #include "register_blocking.hpp"
 #include "split_k.hpp"
+#include "tensor_cores.hpp"
 #include "wide_types.hpp"

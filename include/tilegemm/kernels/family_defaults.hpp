@@ -11,10 +11,18 @@
 namespace tilegemm::detail {
 
 // A family's FamilyTraits derives from this and sets the rest (name, access, rules_hold, local_memory_elements,
-// product): no split-K, no preamble lines of its own, no shared code before its entry point, no entry point that
-// also multiplies strips.
+// product): no split-K, no tensor cores, no pipeline stages, no preamble lines of its own, no shared code before its
+// entry point, no entry point that also multiplies strips.
 struct FamilyDefaults {
   static constexpr bool splits_k = false;
+  static constexpr bool uses_tensor_cores = false;  // runs only where the planner finds tensor cores (Variant::mma)
+  template <int Stages>
+  static constexpr bool stages_hold() {
+    static_assert(Stages == 1,
+                  "TileConfig: only the tensor_cores family keeps several slices in flight; leave Stages at 1 for the "
+                  "others.");
+    return true;
+  }
   template <class Config>
   static constexpr auto defines() {
     return fixed_string("");

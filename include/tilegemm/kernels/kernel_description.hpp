@@ -22,7 +22,8 @@ struct KernelDescription {
   Family family = Family::naive;
   OperandAccess access = OperandAccess::caller_layout;
   bool splits_k = false;
-  bool fuses_strips = false;  // has an entry point whose extra work-groups multiply the strips outside a corner
+  bool uses_tensor_cores = false;  // runs only where the planner finds tensor cores, with the MmaKind it picks
+  bool fuses_strips = false;       // has an entry point whose extra work-groups multiply the strips outside a corner
   TileShape tile{};
   int threads_m = 0;
   int threads_n = 0;
@@ -42,6 +43,7 @@ inline constexpr KernelDescription describe = {
     Config::family,
     FamilyTraits<Config::family>::access,
     FamilyTraits<Config::family>::splits_k,
+    FamilyTraits<Config::family>::uses_tensor_cores,
     FamilyTraits<Config::family>::product_and_strips.name != nullptr&& fused_strips_fit(Config::threads),
     Config::shape,
     Config::threads_m,
@@ -57,8 +59,8 @@ inline constexpr KernelDescription describe = {
 inline ProgramText gemm_program(const KernelDescription& config, bool is_double, const Variant& variant) {
   const EntryPoint& entry = variant.strips ? config.product_and_strips : config.product;
   return program_text(entry.name, {scalar_piece(is_double, config.tile.vw), config.config_preamble,
-                                   variant_piece(config.access, variant), common, config.helpers,
-                                   variant.strips ? strip_code : TextPiece{}, entry.source});
+                                   variant_piece(config.access, variant), mma_piece(variant.mma), common,
+                                   config.helpers, variant.strips ? strip_code : TextPiece{}, entry.source});
 }
 
 // The remainder kernel's program (kernels/remainder.hpp) for the transposes.

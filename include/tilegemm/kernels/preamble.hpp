@@ -69,6 +69,20 @@ constexpr TextPiece layouts_piece(EdgeMode edges) {
   }
 }
 
+// The tensor-core kind's line, with the kinds' names (see kernels/tensor_cores.hpp); nothing for the other families.
+template <MmaKind Kind>
+inline constexpr auto mma_text =
+    define_line<static_cast<int>(MmaKind::tf32x3)>("MMA_TF32X3") +
+    define_line<static_cast<int>(MmaKind::tf32)>("MMA_TF32") +
+    define_line<static_cast<int>(MmaKind::fp64_sm80)>("MMA_FP64_SM80") +
+    define_line<static_cast<int>(MmaKind::fp64_sm90)>("MMA_FP64_SM90") + define_line<static_cast<int>(Kind)>("MMA");
+inline TextPiece mma_piece(MmaKind kind) {
+  static constexpr std::array<TextPiece, 5> kinds = {
+      TextPiece{}, piece(mma_text<MmaKind::tf32x3>.view()), piece(mma_text<MmaKind::tf32>.view()),
+      piece(mma_text<MmaKind::fp64_sm80>.view()), piece(mma_text<MmaKind::fp64_sm90>.view())};
+  return kinds[static_cast<std::size_t>(kind)];
+}
+
 inline TextPiece variant_piece(OperandAccess access, const Variant& v) {
   static constexpr std::array<TextPiece, 4> transposes = {
       piece(transposes_text<false, false>.view()), piece(transposes_text<true, false>.view()),

@@ -30,7 +30,7 @@ inline constexpr char build_options[] = "";
 // a hash of the pieces' hashes and the build options, so that no source is hashed at run time. The kernel's name
 // is not in the key: a program with several kernels (the support program) is built once for all of them.
 struct ProgramText {
-  static constexpr std::size_t max_pieces = 8;
+  static constexpr std::size_t max_pieces = 10;
   std::array<std::string_view, max_pieces> sources{};
   std::size_t count = 0;
   const char* kernel_name = "";

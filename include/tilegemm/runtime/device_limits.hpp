@@ -1,4 +1,5 @@
-// device_limits: what a device allows (work-group size, local and global memory, fp64), read once per device.
+// device_limits: what a device allows (work-group size, local and global memory, fp64, NVIDIA's compute capability),
+// read once per device.
 #pragma once
 
 #include <map>
@@ -23,7 +24,27 @@ struct DeviceLimits {
   cl_ulong max_alloc_bytes = ~cl_ulong(0);  // the largest buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE); unknown: no limit
   cl_ulong global_memory_bytes = 0;         // 0 in hand-written descriptions: unknown
   bool fp64 = false;
+  // NVIDIA's compute capability as major * 10 + minor (90 on an H100 or H200), read through the
+  // cl_nv_device_attribute_query extension; 0 on other devices. The tensor_cores family needs 80 or more.
+  int compute_capability = 0;
 };
+
+// cl_nv_device_attribute_query's queries (CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV and _MINOR_NV in cl_ext.h, which
+// not every OpenCL header package has).
+inline constexpr cl_device_info nv_compute_capability_major = 0x4000;
+inline constexpr cl_device_info nv_compute_capability_minor = 0x4001;
+
+// The device's compute capability as major * 10 + minor where it has NVIDIA's attribute query, else 0.
+inline int compute_capability_of(const cl::Device& device) {
+  if (info_string<CL_DEVICE_EXTENSIONS>(device).find("cl_nv_device_attribute_query") == std::string::npos) return 0;
+  cl_uint major = 0;
+  cl_uint minor = 0;
+  if (clGetDeviceInfo(device(), nv_compute_capability_major, sizeof major, &major, nullptr) != CL_SUCCESS ||
+      clGetDeviceInfo(device(), nv_compute_capability_minor, sizeof minor, &minor, nullptr) != CL_SUCCESS) {
+    return 0;
+  }
+  return static_cast<int>(major * 10 + minor);
+}
 
 // A copy, so that no reference into the shared table escapes its lock.
 inline DeviceLimits device_limits(const cl::Device& device) {
@@ -44,6 +65,7 @@ inline DeviceLimits device_limits(const cl::Device& device) {
   check(device.getInfo(CL_DEVICE_GLOBAL_MEM_SIZE, &limits.global_memory_bytes), "clGetDeviceInfo");
   cl_device_fp_config double_config = 0;
   limits.fp64 = device.getInfo(CL_DEVICE_DOUBLE_FP_CONFIG, &double_config) == CL_SUCCESS && double_config != 0;
+  limits.compute_capability = compute_capability_of(device);
   return known->emplace(device(), limits).first->second;
 }
 

@@ -1,0 +1,58 @@
+// gemm/tensor_math: where the tensor_cores family may run and with which mma.sync instructions, decided from the
+// device description (its compute capability), the scalar and the math mode alone.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "../config/math_mode.hpp"
+#include "../kernels/kernel_description.hpp"
+#include "../runtime/device_limits.hpp"
+#include "../runtime/error.hpp"
+
+namespace tilegemm::detail {
+
+// The compute capabilities (major * 10 + minor) from which mma.sync multiplies TF32 and FP64 (8.0), and from which
+// it has the FP64 shapes 16 x 8 x 8 and 16 x 8 x 16 (9.0; 8.x has 8 x 8 x 4 only, at half the rate).
+inline constexpr int tensor_cores_from = 80;
+inline constexpr int wide_fp64_mma_from = 90;
+
+inline bool has_tensor_cores(const DeviceLimits& device) { return device.compute_capability >= tensor_cores_from; }
+
+// Whether the math mode lets a product of this scalar use the tensor cores: double always (FP64 mma.sync is IEEE
+// double arithmetic), float in the tensor modes only.
+inline bool math_allows_tensor_cores(std::size_t scalar_size, MathMode math) {
+  return scalar_size == sizeof(double) || math != MathMode::ieee;
+}
+
+// The instructions a product of the tensor_cores family uses here; throws tilegemm::Error, before anything is built,
+// where the device has no tensor cores or the math mode keeps float off them.
+inline MmaKind require_tensor_cores(const KernelDescription& config, const DeviceLimits& device,
+                                    std::size_t scalar_size, MathMode math) {
+  if (!has_tensor_cores(device)) {
+    const std::string has = device.compute_capability > 0
+                                ? " has compute capability " + std::to_string(device.compute_capability / 10) + "." +
+                                      std::to_string(device.compute_capability % 10)
+                                : " is not one (it has no cl_nv_device_attribute_query)";
+    throw Error(CL_INVALID_DEVICE, "tilegemm: " + config.name() +
+                                       " multiplies on tensor cores through mma.sync, which needs an NVIDIA GPU of "
+                                       "compute capability 8.0 or newer; " +
+                                       device.name + has +
+                                       ". Use AutoConfig (it takes the tensor cores where there are some) or a "
+                                       "configuration of another family.");
+  }
+  if (!math_allows_tensor_cores(scalar_size, math)) {
+    throw Error(CL_INVALID_OPERATION,
+                "tilegemm: " + config.name() +
+                    " multiplies float on TF32 tensor cores, which the math mode ieee (IEEE FP32, the default) rules "
+                    "out. Choose MathMode::tf32x3 (FP32-accurate) or MathMode::tf32 for the call (gemm's math "
+                    "argument, or a ScopedMathMode) or the process (TILEGEMM_MATH=tf32x3), or a configuration of "
+                    "another family.");
+  }
+  if (scalar_size == sizeof(double)) {
+    return device.compute_capability >= wide_fp64_mma_from ? MmaKind::fp64_sm90 : MmaKind::fp64_sm80;
+  }
+  return math == MathMode::tf32 ? MmaKind::tf32 : MmaKind::tf32x3;
+}
+
+}  // namespace tilegemm::detail

@@ -1,0 +1,364 @@
+// kernels/tensor_cores: the tensor-core family, warps multiplying 16 x 8 tiles of C with mma.sync (inline PTX) on
+// NVIDIA GPUs of compute capability 8.0 and newer: FP64 for double, 3xTF32 or TF32 for float.
+#pragma once
+
+#include <cstddef>
+
+#include "../config/fixed_string.hpp"
+#include "../config/tile_config.hpp"
+#include "family_defaults.hpp"
+#include "program_text.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+inline constexpr char tensor_cores_source[] = R"CLC(
+// Reads packed operands, as the register_blocking family does: A M-contiguous and B N-contiguous, whole tiles,
+// offsets and leading dimensions in vectors of VW = 4 elements, K (the padded depth) a multiple of TSK.
+//
+// A work-group of WARPS_M x WARPS_N warps computes a TSM x TSN tile of C; each warp a WM x WN part of it, made of
+// TILES_M x TILES_N tiles of 16 x 8, each the accumulator of one mma.sync. Lane l of a warp is in group g = l / 4
+// at place t = l % 4 (PTX's groupID and threadID_in_group); of every 16 x 8 tile it holds C(g, 2t), C(g, 2t + 1),
+// C(g + 8, 2t) and C(g + 8, 2t + 1), and for each 4 steps of k it brings A(g, t), A(g + 8, t) and B(t, g), so that
+// a product MMA_K deep takes 2 * MMA_K / 4 values of A and MMA_K / 4 of B per lane (A's in the order A(g, t),
+// A(g + 8, t), A(g, t + 4), A(g + 8, t + 4), ...).
+//
+// Slices of A and B, TSK deep, pass through STAGES buffers in local memory: cp.async copies slices up to STAGES - 1
+// ahead of the one the warps multiply, and each slice costs one barrier. (Reading the next step's fragments while
+// multiplying this one measured slower on an H200: the registers it takes cost more than it hides.) A slice's tiles
+// are k-major, rows of TSM (TSN) elements and ROW_PAD of padding, so that the lanes' reads (rows t, columns g) fall in
+// distinct banks and every row starts on 16 bytes, as the 16-byte copies need.
+#define TILES_M (WM / 16)
+#define TILES_N (WN / 8)
+#if MMA == MMA_FP64_SM80 || TSK % 8 != 0
+#define MMA_K 4  // on 8.x: two m8n8k4 for each 16 x 8 tile
+#elif MMA == MMA_FP64_SM90 && TSK % 16 == 0
+#define MMA_K 16
+#else
+#define MMA_K 8
+#endif
+#define QUADS (MMA_K / 4)  // groups of 4 steps of k in one product
+#define ROW_PAD (sizeof(real) == 8 ? ROW_PAD_DOUBLE : ROW_PAD_FLOAT)
+#define ROW_A (TSM + ROW_PAD)
+#define ROW_B (TSN + ROW_PAD)
+#define SLICE_ELEMENTS (TSK * (ROW_A + ROW_B))
+#define PIECE ((int)(16 / sizeof(real)))  // elements in a 16-byte copy
+#define SLICE_PIECES_A (TSK * TSM / PIECE)  // 16-byte copies of A and of B per slice
+#define SLICE_PIECES_B (TSK * TSN / PIECE)
+#define PIECES_A ((SLICE_PIECES_A + THREADS - 1) / THREADS)  // per work-item, at most
+#define PIECES_B ((SLICE_PIECES_B + THREADS - 1) / THREADS)
+#define LOW_PRODUCTS_UP_TO 128
+#define TEXT_OF(x) #x
+#define TEXT(x) TEXT_OF(x)
+
+// 16 bytes from global to local memory, asynchronously; the 32-bit address of the local side is that of the shared
+// window, which is what the __local pointer holds.
+inline void copy_16_bytes(__local real* to, __global const real* from) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((uint)(ulong)to), "l"(from) : "memory");
+}
+// Ends a group of copies (a slice; empty past the last), and waits until all but the last PENDING_SLICES groups
+// of this work-item have landed.
+inline void end_copy_group() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+inline void wait_for_copy_groups() { asm volatile("cp.async.wait_group " TEXT(PENDING_SLICES) ";" ::: "memory"); }
+
+// Starts copying the slice of A and B at k0 into `slice`; neighbouring work-items copy neighbouring 16 bytes.
+inline void copy_slice(__local real* slice, __global const real* a, const int lda, __global const real* b,
+                       const int ldb, const int k0, const int tid) {
+#pragma unroll
+  for (int l = 0; l < PIECES_A; ++l) {
+    const int e = l * THREADS + tid;
+    const int k = e / (TSM / PIECE);
+    const int m = e % (TSM / PIECE) * PIECE;
+    if (SLICE_PIECES_A % THREADS == 0 || e < SLICE_PIECES_A) copy_16_bytes(slice + k * ROW_A + m, a + (k0 + k) * lda + m);
+  }
+  __local real* b_slice = slice + TSK * ROW_A;
+#pragma unroll
+  for (int l = 0; l < PIECES_B; ++l) {
+    const int e = l * THREADS + tid;
+    const int k = e / (TSN / PIECE);
+    const int n = e % (TSN / PIECE) * PIECE;
+    if (SLICE_PIECES_B % THREADS == 0 || e < SLICE_PIECES_B) copy_16_bytes(b_slice + k * ROW_B + n, b + (k0 + k) * ldb + n);
+  }
+}
+
+#if MMA == MMA_TF32X3 || MMA == MMA_TF32
+// x rounded to the nearest TF32 value, ties away from zero, as cvt.rna.tf32.f32 rounds it (the 10-bit mantissa the
+// tensor cores read, low 13 bits 0), but in two integer operations: the conversion runs at a fraction of their rate.
+inline float to_tf32(const float x) { return as_float((as_uint(x) + 0x1000u) & 0xffffe000u); }
+// d += a * b on one 16 x 8 tile, MMA_K deep, from fragments of TF32 values.
+inline void mma_tf32(float* d, const float* a, const float* b) {
+#if MMA_K == 8
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(as_uint(a[0])), "r"(as_uint(a[1])), "r"(as_uint(a[2])), "r"(as_uint(a[3])), "r"(as_uint(b[0])),
+        "r"(as_uint(b[1])));
+#else
+  asm("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(as_uint(a[0])), "r"(as_uint(a[1])), "r"(as_uint(b[0])));
+#endif
+}
+#elif MMA == MMA_FP64_SM90
+// d += a * b on one 16 x 8 tile, MMA_K deep, in IEEE double.
+inline void mma_fp64(double* d, const double* a, const double* b) {
+#if MMA_K == 16
+  asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "
+      "{%12,%13,%14,%15}, {%0,%1,%2,%3};"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]), "d"(b[1]),
+        "d"(b[2]), "d"(b[3]));
+#elif MMA_K == 8
+  asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#else
+  asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a[0]), "d"(a[1]), "d"(b[0]));
+#endif
+}
+#elif MMA == MMA_FP64_SM80
+// The same 4 deep as two m8n8k4: rows g of the tile from A(g, t), rows g + 8 from A(g + 8, t).
+inline void mma_fp64(double* d, const double* a, const double* b) {
+  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"
+      : "+d"(d[0]), "+d"(d[1])
+      : "d"(a[0]), "d"(b[0]));
+  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"
+      : "+d"(d[2]), "+d"(d[3])
+      : "d"(a[1]), "d"(b[0]));
+}
+#endif
+
+// The lane's fragments of one step of k (MMA_K deep, from k on) of a slice: `a_tile` and `b_tile` point at its first
+// element there, row g of the warp's rows of A and column g of its columns of B, at k = 0.
+inline void load_fragments(__local const real* a_tile, __local const real* b_tile, const int k, const int t,
+                           real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS]) {
+#pragma unroll
+  for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+    for (int q = 0; q < QUADS; ++q)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) a[i][2 * q + h] = a_tile[(k + 4 * q + t) * ROW_A + 16 * i + 8 * h];
+#pragma unroll
+  for (int j = 0; j < TILES_N; ++j)
+#pragma unroll
+    for (int q = 0; q < QUADS; ++q) b[j][q] = b_tile[(k + 4 * q + t) * ROW_B + 8 * j];
+}
+
+// acc += a * b for one step of k, every tile of the warp; with low_products (tf32x3 only) a_low * b_low too.
+inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS], real acc[TILES_M][TILES_N][4],
+                               const bool low_products) {
+#if MMA == MMA_TF32X3
+  // x = high + low, both TF32; a * b = a_low * b_high + a_high * b_low + a_high * b_high (+ a_low * b_low, at most
+  // 2^-22 of a * b: taken only in short sums, low_products, where such errors are not drowned by the sums' own
+  // rounding), the small terms first. The three products of a tile are summed on the tensor cores from zero
+  // and then added to acc in FP32, rounded to nearest: the tensor cores' own accumulation truncates, and into acc
+  // directly its error grew with K to 50 times the IEEE kernels' at K = 65536 (H200). Each pass runs over a row of
+  // tiles, so that no product waits for the one before it.
+  float a_low[TILES_M][2 * QUADS];
+  float b_low[TILES_N][QUADS];
+#pragma unroll
+  for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+    for (int v = 0; v < 2 * QUADS; ++v) {
+      const float high = to_tf32(a[i][v]);
+      a_low[i][v] = to_tf32(a[i][v] - high);
+      a[i][v] = high;
+    }
+#pragma unroll
+  for (int j = 0; j < TILES_N; ++j)
+#pragma unroll
+    for (int v = 0; v < QUADS; ++v) {
+      const float high = to_tf32(b[j][v]);
+      b_low[j][v] = to_tf32(b[j][v] - high);
+      b[j][v] = high;
+    }
+#pragma unroll
+  for (int i = 0; i < TILES_M; ++i) {
+    float part[TILES_N][4];
+#pragma unroll
+    for (int j = 0; j < TILES_N; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) part[j][v] = 0;
+    if (low_products) {
+#pragma unroll
+      for (int j = 0; j < TILES_N; ++j) mma_tf32(part[j], a_low[i], b_low[j]);
+    }
+#pragma unroll
+    for (int j = 0; j < TILES_N; ++j) mma_tf32(part[j], a_low[i], b[j]);
+#pragma unroll
+    for (int j = 0; j < TILES_N; ++j) mma_tf32(part[j], a[i], b_low[j]);
+#pragma unroll
+    for (int j = 0; j < TILES_N; ++j) mma_tf32(part[j], a[i], b[j]);
+#pragma unroll
+    for (int j = 0; j < TILES_N; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) acc[i][j][v] += part[j][v];
+  }
+#elif MMA == MMA_TF32
+#pragma unroll
+  for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+    for (int v = 0; v < 2 * QUADS; ++v) a[i][v] = to_tf32(a[i][v]);
+#pragma unroll
+  for (int j = 0; j < TILES_N; ++j)
+#pragma unroll
+    for (int v = 0; v < QUADS; ++v) b[j][v] = to_tf32(b[j][v]);
+#pragma unroll
+  for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+    for (int j = 0; j < TILES_N; ++j) mma_tf32(acc[i][j], a[i], b[j]);
+#else
+#pragma unroll
+  for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+    for (int j = 0; j < TILES_N; ++j) mma_fp64(acc[i][j], a[i], b[j]);
+#endif
+}
+
+// C = alpha * op(A) * op(B) + beta * C, a TSM x TSN tile of it per work-group.
+__kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
+void gemm_tensor_cores(GEMM_PARAMETERS(realV)) {
+  __local real slices[LOCAL_ELEMENTS] __attribute__((aligned(16)));  // STAGES slices of A and B
+  const int tid = get_local_id(1) * THREADS_M + get_local_id(0);
+  const int warp = tid / 32;
+  const int g = tid % 32 / 4;
+  const int t = tid % 4;
+  const int warp_m = warp % WARPS_M * WM;  // the warp's part of the tile
+  const int warp_n = warp / WARPS_M * WN;
+  const int tile_m = TSM * get_group_id(0);
+  const int tile_n = TSN * get_group_id(1);
+  __global const real* a = (__global const real*)(A + a_offset) + tile_m;
+  __global const real* b = (__global const real*)(B + b_offset) + tile_n;
+  const int a_lane = warp_m + g;  // the lane's first element of a slice's A and B tiles
+  const int b_lane = TSK * ROW_A + warp_n + g;
+  real acc[TILES_M][TILES_N][4];
+#pragma unroll
+  for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+    for (int j = 0; j < TILES_N; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) acc[i][j][v] = 0;
+
+  // Slices 0 to STAGES - 2 in flight; once slice 0 has landed for everyone, slice STAGES - 1 too.
+  const int count = K / TSK;
+  // tf32x3: in products at most LOW_PRODUCTS_UP_TO deep, the fourth product of the split operands too. There the
+  // operands' representation (22 bits) is what errs most; it cost these products 2.1 times the IEEE kernels' error
+  // on data of magnitudes 2^-20 to 2^20 at K = 16 (H200), the fourth product brings that under 2.
+  const bool low_products = K <= LOW_PRODUCTS_UP_TO;
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < count) copy_slice(slices + s * SLICE_ELEMENTS, a, lda * VW, b, ldb * VW, s * TSK, tid);
+    end_copy_group();
+  }
+  wait_for_copy_groups();
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (STAGES - 1 < count) {
+    copy_slice(slices + (STAGES - 1) * SLICE_ELEMENTS, a, lda * VW, b, ldb * VW, (STAGES - 1) * TSK, tid);
+  }
+  end_copy_group();
+  for (int s = 0; s < count; ++s) {
+    __local const real* slice = slices + s % STAGES * SLICE_ELEMENTS;
+#pragma unroll
+    for (int k = 0; k < TSK; k += MMA_K) {
+      real a_step[TILES_M][2 * QUADS];
+      real b_step[TILES_N][QUADS];
+      load_fragments(slice + a_lane, slice + b_lane, k, t, a_step, b_step);
+      multiply_fragments(a_step, b_step, acc, low_products);
+    }
+    // Everyone is done with slice s: once slice s + 1 has landed for everyone, s's buffer takes slice s + STAGES.
+    wait_for_copy_groups();
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (s + STAGES < count) {
+      copy_slice(slices + s % STAGES * SLICE_ELEMENTS, a, lda * VW, b, ldb * VW, (s + STAGES) * TSK, tid);
+    }
+    end_copy_group();
+  }
+
+  C += c_offset;
+#pragma unroll
+  for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+    for (int j = 0; j < TILES_N; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) {
+        STORE_C(tile_m + warp_m + 16 * i + g + 8 * (v / 2), tile_n + warp_n + 8 * j + 2 * t + v % 2, acc[i][j][v]);
+      }
+}
+)CLC";
+
+// Padding of each k-row of a slice in local memory, in elements: 8 floats or 4 doubles keep the lanes' reads of a
+// fragment in distinct banks (rows t and columns g: t * ROW must fall on distinct multiples of 8 banks in float and
+// of 4 eight-byte pairs in double) and every row on 16 bytes.
+inline constexpr int tensor_row_pad_float = 8;
+inline constexpr int tensor_row_pad_double = 4;
+// STAGES slices of A and B, counted with the larger padding (a double's is smaller, so it uses less of it).
+constexpr std::size_t tensor_cores_local_elements(const TileShape& t) {
+  return static_cast<std::size_t>(t.stages) * t.tsk * (t.tsm + t.tsn + 2 * tensor_row_pad_float);
+}
+
+template <>
+struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
+  static constexpr char name[] = "tensor_cores";
+  static constexpr OperandAccess access = OperandAccess::packed;
+  static constexpr bool uses_tensor_cores = true;
+
+  // Each warp computes an (8 WPTM) x (4 WPTN) part of the tile (its lanes are 8 groups along M times 4 places along
+  // N, each holding WPTM x WPTN elements of C), so a group has (TSM / WPTM) / 8 x (TSN / WPTN) / 4 warps.
+  template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
+  static constexpr bool rules_hold() {
+    static_assert(VW == 4,
+                  "TileConfig: the tensor_cores family copies slices in pieces of 16 bytes and reads operands in place "
+                  "at offsets and leading dimensions that are multiples of 4 elements: VW must be 4.");
+    static_assert(WPTM % 2 == 0 && WPTN % 2 == 0,
+                  "TileConfig: a tensor_cores warp's part of the tile, (8 WPTM) x (4 WPTN), is made of 16 x 8 tiles of "
+                  "mma.sync: WPTM and WPTN must be even.");
+    static_assert((TSM / WPTM) % 8 == 0 && (TSN / WPTN) % 4 == 0,
+                  "TileConfig: the tensor_cores warps' parts, (8 WPTM) x (4 WPTN) each, must tile TSM x TSN: TSM must "
+                  "be a multiple of 8 WPTM and TSN a multiple of 4 WPTN.");
+    static_assert(TSK % 4 == 0,
+                  "TileConfig: the tensor_cores family multiplies slices in steps of 4, 8 or 16 (mma.sync m16n8k4 and "
+                  "wider): TSK must be a multiple of 4.");
+    return true;
+  }
+  template <int Stages>
+  static constexpr bool stages_hold() {
+    static_assert(Stages >= 2 && Stages <= 8,
+                  "TileConfig: the tensor_cores family keeps 2 to 8 slices of A and B in local memory (Stages): one "
+                  "multiplied while the others are copied.");
+    return true;
+  }
+  static constexpr std::size_t local_memory_elements(const TileShape& t) { return tensor_cores_local_elements(t); }
+  template <class Config>
+  static constexpr auto defines() {
+    return define_line<Config::threads_m / 8>("WARPS_M") + define_line<Config::threads_n / 4>("WARPS_N") +
+           define_line<8 * Config::WPTM>("WM") + define_line<4 * Config::WPTN>("WN") +
+           define_line<Config::stages>("STAGES") + define_line<Config::stages - 2>("PENDING_SLICES") +
+           define_line<tensor_row_pad_float>("ROW_PAD_FLOAT") + define_line<tensor_row_pad_double>("ROW_PAD_DOUBLE") +
+           define_line<static_cast<long long>(Config::local_memory_elements)>("LOCAL_ELEMENTS");
+  }
+
+  static constexpr EntryPoint product = {"gemm_tensor_cores", piece(tensor_cores_source)};
+};
+
+// TensorCores's checks of the warp's tile, which become WPTM = WM / 8 and WPTN = WN / 4.
+template <int WM, int WN>
+constexpr bool warp_tile_holds() {
+  static_assert(WM > 0 && WN > 0 && WM % 16 == 0 && WN % 8 == 0,
+                "TensorCores: a warp's tile of C, WM x WN, is made of 16 x 8 tiles of mma.sync: WM must be a positive "
+                "multiple of 16 and WN of 8.");
+  return true;
+}
+template <int TSM, int TSN, int TSK, int WM, int WN, int Stages, bool = warp_tile_holds<WM, WN>()>
+struct tensor_cores_config {
+  using type = TileConfig<TSM, TSN, TSK, WM / 8, WN / 4, 4, Family::tensor_cores, Stages>;
+};
+
+}  // namespace detail
+
+// Tensor cores (mma.sync) on NVIDIA GPUs of compute capability 8.0 and newer: TSM x TSN tiles of C per work-group,
+// WM x WN per warp (multiples of 16 x 8), slices TSK deep (a multiple of 4), Stages slices in local memory at once.
+// Double runs on the FP64 tensor cores; float in the math mode of the call (MathMode::tf32x3 or tf32).
+template <int TSM, int TSN, int TSK, int WM, int WN, int Stages>
+using TensorCores = typename detail::tensor_cores_config<TSM, TSN, TSK, WM, WN, Stages>::type;
+
+}  // namespace tilegemm
