@@ -356,6 +356,41 @@ TEST_CASE("after release_resources, programs come from disk and none is compiled
   CHECK(made.loaded == 0);
 }
 
+TEST_CASE("no program is stored while a kernel waits to run; release_resources then lets it go unstored",
+          "[disk_cache]") {
+  // Asking PoCL for a binary while a kernel of that program runs can abort the process: stores wait for idle.
+  const TemporaryFolder folder;
+  const CacheAt cache(folder.path());
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const Matrix<float> a = random_matrix<float>(13, 9), b = random_matrix<float>(9, 11);
+  const auto device_copy = [&](const Matrix<float>& m) {
+    return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(float) * m.size(),
+                      const_cast<float*>(m.data()));
+  };
+  const Matrix<float> nans = Matrix<float>::Constant(13, 11, tilegemm_test::poison<float>());
+  const cl::Buffer c = device_copy(nans);
+  cl::UserEvent gate(context);
+  Made made = programs_made_by([&] {
+    cl::Event done = tilegemm::gemm<float, tilegemm::Naive<3, 5>>(
+        queue, tilegemm::Transpose::no, tilegemm::Transpose::no, 13, 11, 9, 1.0f, device_copy(a), 0, 13, device_copy(b),
+        0, 9, 0.0f, c, 0, 13, {gate});
+    tilegemm::release_resources();  // the product waits for the gate: its program must not be stored now
+    CHECK(files_under(folder.path()).empty());
+    gate.setStatus(CL_COMPLETE);
+    REQUIRE(done.wait() == CL_SUCCESS);
+  });
+  CHECK(made.built == 1);
+  Matrix<float> result(13, 11);
+  REQUIRE(queue.enqueueReadBuffer(c, CL_TRUE, 0, sizeof(float) * result.size(), result.data()) == CL_SUCCESS);
+  CHECK(compare_with_reference<float>(result, 1, a, b, 0, nans) == "");
+  // It was let go of unstored: the next product compiles it again, and stores it when let go of while idle.
+  made = programs_made_by([] { CHECK(naive_product() == ""); });
+  CHECK(made.built == 1);
+  tilegemm::release_resources();
+  CHECK(files_under(folder.path()).size() == 1);
+}
+
 TEST_CASE("a second process loads the programs the first one stored, and compiles none", "[disk_cache]") {
   const TemporaryFolder folder;
   const std::string cache = (folder.path() / "cache").string();
