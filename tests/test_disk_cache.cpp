@@ -336,18 +336,18 @@ TEST_CASE("a program's key names the library version, the device, the driver and
   CHECK(DiskCache::key_of(entry.device, other) != key);
 }
 
-TEST_CASE("after release_resources, programs come from disk and none is compiled", "[disk_cache]") {
+TEST_CASE("gpu_gemm stores what it compiled; after release_resources, programs come from disk", "[disk_cache]") {
   const TemporaryFolder folder;
   const CacheAt cache(folder.path());
   Made made = programs_made_by([] { CHECK(naive_product() == ""); });
   CHECK(made.built == 1);
   CHECK(made.loaded == 0);
-  tilegemm::release_resources();  // stores the program (its first run has finished), then drops it
-  const std::vector<fs::path> files = files_under(folder.path());
+  const std::vector<fs::path> files = files_under(folder.path());  // stored once gpu_gemm had its result
   REQUIRE(files.size() == 1);
   CHECK(files[0].parent_path() == folder.path() / tilegemm::library_version);
   CHECK(cache_file::decode(contents(files[0])));
 
+  tilegemm::release_resources();
   made = programs_made_by([] { CHECK(naive_product() == ""); });
   CHECK(made.built == 0);
   CHECK(made.loaded == 1);
@@ -356,8 +356,10 @@ TEST_CASE("after release_resources, programs come from disk and none is compiled
   CHECK(made.loaded == 0);
 }
 
-TEST_CASE("no program is stored while a kernel waits to run; release_resources then lets it go unstored",
-          "[disk_cache]") {
+TEST_CASE(
+    "no program is stored while a kernel waits to run; release_resources then lets it go unstored, and stores "
+    "it when idle",
+    "[disk_cache]") {
   // Asking PoCL for a binary while a kernel of that program runs can abort the process: stores wait for idle.
   const TemporaryFolder folder;
   const CacheAt cache(folder.path());
@@ -384,9 +386,16 @@ TEST_CASE("no program is stored while a kernel waits to run; release_resources t
   Matrix<float> result(13, 11);
   REQUIRE(queue.enqueueReadBuffer(c, CL_TRUE, 0, sizeof(float) * result.size(), result.data()) == CL_SUCCESS);
   CHECK(compare_with_reference<float>(result, 1, a, b, 0, nans) == "");
-  // It was let go of unstored: the next product compiles it again, and stores it when let go of while idle.
-  made = programs_made_by([] { CHECK(naive_product() == ""); });
+  // It was let go of unstored: the next product compiles it again; waited for, it is stored when let go of (gemm on
+  // buffers stores nothing at its end, as gpu_gemm does: it does not wait).
+  made = programs_made_by([&] {
+    cl::Event done =
+        tilegemm::gemm<float, tilegemm::Naive<3, 5>>(queue, tilegemm::Transpose::no, tilegemm::Transpose::no, 13, 11, 9,
+                                                     1.0f, device_copy(a), 0, 13, device_copy(b), 0, 9, 0.0f, c, 0, 13);
+    REQUIRE(done.wait() == CL_SUCCESS);
+  });
   CHECK(made.built == 1);
+  CHECK(files_under(folder.path()).empty());
   tilegemm::release_resources();
   CHECK(files_under(folder.path()).size() == 1);
 }
@@ -398,7 +407,7 @@ TEST_CASE("a second process loads the programs the first one stored, and compile
   INFO(first.err);
   CHECK(first.status == 0);
   CHECK(first.out == "built=2 loaded=0\n");
-  CHECK(files_under(cache).size() == 2);  // stored at exit
+  CHECK(files_under(cache).size() == 2);  // each stored once its product had its result
   const Finished second = run_worker({"products", "2"}, cache_on(cache), folder.path());
   INFO(second.err);
   CHECK(second.status == 0);
@@ -447,7 +456,7 @@ TEST_CASE("a damaged, foreign or stale cache file is ignored and replaced", "[di
     Made made = programs_made_by([] { CHECK(naive_product() == ""); });
     CHECK(made.built == 1);  // ignored: compiled instead
     CHECK(made.loaded == 0);
-    tilegemm::release_resources();  // stores the program compiled instead, over the bad file
+    tilegemm::release_resources();  // gpu_gemm stored the program compiled instead, over the bad file
     const std::optional<CacheEntry> replaced = cache_file::decode(contents(file));
     REQUIRE(replaced);
     CHECK(replaced->key == entry->key);

@@ -26,10 +26,6 @@
 #include "kept_contexts.hpp"
 #include "opencl.hpp"
 
-#if __has_include(<unistd.h>)
-#include <unistd.h>
-#endif
-
 namespace tilegemm::detail {
 
 // 16 hexadecimal digits.
@@ -50,11 +46,12 @@ inline std::string hex64(std::uint64_t value) {
 // only when asked for it after the run (and only the first time). And it is stored only while no tilegemm kernel is
 // running, with launches held back meanwhile: asking PoCL for a binary also compiles each kernel anew and puts it
 // into PoCL's table of loaded kernels, and a kernel of the same program that finishes meanwhile releases the wrong
-// entry of that table (an assertion in PoCL 3.1). So a program is stored before the first tilegemm launch that finds
-// every earlier launch finished (in a program that waits for its results, at the start of the next call), when its
-// context is let go of while no kernel runs, or at exit. Launches are recorded only while some program waits to be
-// stored: a kernel of the same program text launched in another context before this one was compiled, and still
-// running when this one is stored, is the one case not covered.
+// entry of that table (an assertion in PoCL 3.1). So a program is stored when gpu_gemm has its result (store_ran),
+// before a later launch that finds every earlier one finished, or when its context is let go of while no kernel runs,
+// whichever comes first. Never at exit: the driver's own static objects may be gone by then (PoCL's compiler crashed
+// there). Launches are recorded only while some program waits to be stored: a kernel of the same program text
+// launched in another context before this one was compiled, and still running when this one is stored, is the one
+// case not covered.
 class DiskCache final : public ContextResources {
  public:
   // The process-wide cache (leaked on purpose, like the program cache).
@@ -103,7 +100,6 @@ class DiskCache final : public ContextResources {
     try {
       cl_program program = nullptr;
       if (clGetKernelInfo(kernel(), CL_KERNEL_PROGRAM, sizeof program, &program, nullptr) != CL_SUCCESS) return;
-      register_exit_hook();
       cl::Event event = done;  // retained here, not under the lock: no driver calls under it
       std::lock_guard<std::mutex> lock(mutex_);
       running_.push_back(std::move(event));
@@ -118,7 +114,8 @@ class DiskCache final : public ContextResources {
     }
   }
 
-  // Called before every kernel launch: stores the programs that have run, when no launch is running.
+  // Stores the programs that have run, when no launch is running: called before every kernel launch, and by calls
+  // that have waited for their results.
   void store_ran() noexcept {
     if (ran_count_.load() == 0) return;
     try {
@@ -220,33 +217,6 @@ class DiskCache final : public ContextResources {
     std::string value(size, '\0');
     if (query(object, name, size, value.data(), nullptr) != CL_SUCCESS) return std::nullopt;
     return std::string(value.c_str());
-  }
-
-  // Registered at the first launch this cache notes (after the driver has built, created and enqueued a kernel, so
-  // after whatever the driver registers for its own exit): exit handlers run in reverse order, so this one runs while
-  // the driver still works.
-  void register_exit_hook() {
-    std::call_once(exit_hook_, [] {
-      exit_process_ = current_process();
-      std::atexit([] { instance().store_at_exit(); });
-    });
-  }
-
-  static long current_process() {
-#if __has_include(<unistd.h>)
-    return static_cast<long>(::getpid());
-#else
-    return 0;
-#endif
-  }
-
-  void store_at_exit() noexcept {
-    if (current_process() != exit_process_) return;  // a forked child: the driver's threads are not here
-    try {
-      store_when_idle([](const Unstored&) { return true; }, false);
-    } catch (...) {
-      // Nothing to report at exit: the programs are compiled again next time.
-    }
   }
 
   static bool finished(const cl::Event& event) {
@@ -385,8 +355,6 @@ class DiskCache final : public ContextResources {
   std::atomic<std::size_t> unstored_count_{0};  // unstored_.size(), read without the lock
   std::atomic<std::size_t> ran_count_{0};       // how many of unstored_ have run
   std::atomic<std::size_t> loaded_{0};
-  std::once_flag exit_hook_;
-  static inline long exit_process_ = 0;  // the process that registered the exit hook
 };
 
 }  // namespace tilegemm::detail
