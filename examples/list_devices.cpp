@@ -19,7 +19,8 @@ int main() try {
     problem = e.what();
   }
 
-  std::printf("TILEGEMM_DEVICE=%s\n\n", env ? ("\"" + spec + "\"").c_str() : "(unset)");
+  std::printf("tilegemm %s\nTILEGEMM_DEVICE=%s\n\n", tilegemm::library_version,
+              env ? ("\"" + spec + "\"").c_str() : "(unset)");
   for (const tilegemm::DeviceEntry& d : devices) {
     const bool is_chosen = d.device() == chosen;
     std::printf("%s %-12s %s\n", is_chosen ? "*" : " ", d.type_name().c_str(), d.label().c_str());

@@ -1,11 +1,12 @@
-// test_program_cache: how many OpenCL programs tilegemm compiles (programs_built) per configuration, scalar and
-// context.
+// test_program_cache: how many OpenCL programs tilegemm compiles or loads from its disk cache (programs_made) per
+// configuration, scalar and context.
 #include <Eigen/Dense>
 #include <cstddef>
 #include <string>
 #include <tilegemm/tilegemm.hpp>
 
 #include "catch.hpp"
+#include "programs_made.hpp"
 #include "reference.hpp"
 
 // Each test case uses configurations no other test case in this executable uses, so that its counts do not depend on
@@ -22,12 +23,12 @@ using tilegemm_test::random_scalar;
 
 namespace {
 
-// How many programs `body` compiled.
+// How many programs `body` compiled or loaded.
 template <class Body>
-std::size_t programs_built_by(Body&& body) {
-  const std::size_t before = tilegemm::programs_built();
+std::size_t programs_made_by(Body&& body) {
+  const std::size_t before = tilegemm_test::programs_made();
   body();
-  return tilegemm::programs_built() - before;
+  return tilegemm_test::programs_made() - before;
 }
 
 template <class Config, class S, class DA, class DB>
@@ -61,18 +62,18 @@ std::string multiply(bool trans_a, bool trans_b, const cl::CommandQueue& queue =
 
 TEST_CASE("a direct family (Naive<3, 5> float) builds one program per transpose combination, once", "[cache]") {
   using Config = tilegemm::Naive<3, 5>;
-  CHECK(programs_built_by([] { CHECK(multiply<Config, float>(false, false) == ""); }) == 1);
-  CHECK(programs_built_by([] { CHECK(multiply<Config, float>(false, false) == ""); }) == 0);
-  CHECK(programs_built_by([] { CHECK(multiply<Config, float>(true, false) == ""); }) == 1);
-  CHECK(programs_built_by([] { CHECK(multiply<Config, float>(false, true) == ""); }) == 1);
-  CHECK(programs_built_by([] { CHECK(multiply<Config, float>(true, true) == ""); }) == 1);
-  CHECK(programs_built_by([] {
+  CHECK(programs_made_by([] { CHECK(multiply<Config, float>(false, false) == ""); }) == 1);
+  CHECK(programs_made_by([] { CHECK(multiply<Config, float>(false, false) == ""); }) == 0);
+  CHECK(programs_made_by([] { CHECK(multiply<Config, float>(true, false) == ""); }) == 1);
+  CHECK(programs_made_by([] { CHECK(multiply<Config, float>(false, true) == ""); }) == 1);
+  CHECK(programs_made_by([] { CHECK(multiply<Config, float>(true, true) == ""); }) == 1);
+  CHECK(programs_made_by([] {
           for (int combination = 0; combination < 4; ++combination) {
             CHECK(multiply<Config, float>(combination & 1, combination & 2) == "");
           }
         }) == 0);
   // The eager form reuses the program of the in-place form.
-  CHECK(programs_built_by([] {
+  CHECK(programs_made_by([] {
           const Matrix<float> a = random_matrix<float>(7, 6), b = random_matrix<float>(6, 8);
           const Matrix<float> c = tilegemm::gpu_gemm<Config>(a, b);
           CHECK(compare_with_reference<float>(c, 1, a, b, 0, c) == "");
@@ -81,23 +82,23 @@ TEST_CASE("a direct family (Naive<3, 5> float) builds one program per transpose 
 
 TEST_CASE("float and double are separate programs (LocalTiles<4>)", "[cache]") {
   using Config = tilegemm::LocalTiles<4>;
-  CHECK(programs_built_by([] { CHECK(multiply<Config, float>(false, false) == ""); }) == 1);
-  CHECK(programs_built_by([] { CHECK(multiply<Config, double>(false, false) == ""); }) == 1);
-  CHECK(programs_built_by([] {
+  CHECK(programs_made_by([] { CHECK(multiply<Config, float>(false, false) == ""); }) == 1);
+  CHECK(programs_made_by([] { CHECK(multiply<Config, double>(false, false) == ""); }) == 1);
+  CHECK(programs_made_by([] {
           CHECK(multiply<Config, float>(false, false) == "");
           CHECK(multiply<Config, double>(false, false) == "");
         }) == 0);
-  CHECK(programs_built_by([] { CHECK(multiply<Config, double>(true, false) == ""); }) == 1);
-  CHECK(programs_built_by([] { CHECK(multiply<Config, float>(true, false) == ""); }) == 1);
+  CHECK(programs_made_by([] { CHECK(multiply<Config, double>(true, false) == ""); }) == 1);
+  CHECK(programs_made_by([] { CHECK(multiply<Config, float>(true, false) == ""); }) == 1);
 }
 
 TEST_CASE("a different TileConfig is a different program", "[cache]") {
-  CHECK(programs_built_by([] { CHECK(multiply<tilegemm::Naive<4, 2>, float>(false, false) == ""); }) == 1);
-  CHECK(programs_built_by([] { CHECK(multiply<tilegemm::Naive<2, 4>, float>(false, false) == ""); }) == 1);
-  CHECK(programs_built_by([] { CHECK(multiply<tilegemm::LocalTiles<8>, float>(false, false) == ""); }) == 1);
-  CHECK(programs_built_by([] { CHECK(multiply<tilegemm::MoreWorkPerThread<8, 2>, float>(false, false) == ""); }) == 1);
-  CHECK(programs_built_by([] { CHECK(multiply<tilegemm::MoreWorkPerThread<8, 4>, float>(false, false) == ""); }) == 1);
-  CHECK(programs_built_by([] {
+  CHECK(programs_made_by([] { CHECK(multiply<tilegemm::Naive<4, 2>, float>(false, false) == ""); }) == 1);
+  CHECK(programs_made_by([] { CHECK(multiply<tilegemm::Naive<2, 4>, float>(false, false) == ""); }) == 1);
+  CHECK(programs_made_by([] { CHECK(multiply<tilegemm::LocalTiles<8>, float>(false, false) == ""); }) == 1);
+  CHECK(programs_made_by([] { CHECK(multiply<tilegemm::MoreWorkPerThread<8, 2>, float>(false, false) == ""); }) == 1);
+  CHECK(programs_made_by([] { CHECK(multiply<tilegemm::MoreWorkPerThread<8, 4>, float>(false, false) == ""); }) == 1);
+  CHECK(programs_made_by([] {
           CHECK(multiply<tilegemm::Naive<4, 2>, float>(false, false) == "");
           CHECK(multiply<tilegemm::Naive<2, 4>, float>(false, false) == "");
           CHECK(multiply<tilegemm::LocalTiles<8>, float>(false, false) == "");
@@ -111,19 +112,19 @@ TEST_CASE("packed families build one program per scalar, plus the support progra
   using Blocking = tilegemm::RegisterBlocking<16, 16, 8, 2, 2>;
   using Wide = tilegemm::WideTypes<8, 2>;
   using Vectors = tilegemm::VectorLoads<16, 16, 8, 2, 2, 2>;
-  CHECK(programs_built_by([] { CHECK(multiply<Blocking, float>(false, false) == ""); }) == 2);
-  CHECK(programs_built_by([] { CHECK(multiply<Blocking, float>(false, false) == ""); }) == 0);
+  CHECK(programs_made_by([] { CHECK(multiply<Blocking, float>(false, false) == ""); }) == 2);
+  CHECK(programs_made_by([] { CHECK(multiply<Blocking, float>(false, false) == ""); }) == 0);
   // Packed kernels read packed copies whatever the transposes: the same program serves all four.
-  CHECK(programs_built_by([] {
+  CHECK(programs_made_by([] {
           CHECK(multiply<Blocking, float>(true, false) == "");
           CHECK(multiply<Blocking, float>(false, true) == "");
           CHECK(multiply<Blocking, float>(true, true) == "");
         }) == 0);
-  CHECK(programs_built_by([] { CHECK(multiply<Wide, float>(false, false) == ""); }) == 1);
-  CHECK(programs_built_by([] { CHECK(multiply<Vectors, float>(true, true) == ""); }) == 1);
-  CHECK(programs_built_by([] { CHECK(multiply<Blocking, double>(false, false) == ""); }) == 2);
-  CHECK(programs_built_by([] { CHECK(multiply<Wide, double>(false, true) == ""); }) == 1);
-  CHECK(programs_built_by([] {
+  CHECK(programs_made_by([] { CHECK(multiply<Wide, float>(false, false) == ""); }) == 1);
+  CHECK(programs_made_by([] { CHECK(multiply<Vectors, float>(true, true) == ""); }) == 1);
+  CHECK(programs_made_by([] { CHECK(multiply<Blocking, double>(false, false) == ""); }) == 2);
+  CHECK(programs_made_by([] { CHECK(multiply<Wide, double>(false, true) == ""); }) == 1);
+  CHECK(programs_made_by([] {
           for (int combination = 0; combination < 4; ++combination) {
             CHECK(multiply<Blocking, double>(combination & 1, combination & 2) == "");
             CHECK(multiply<Wide, double>(combination & 1, combination & 2) == "");
@@ -142,9 +143,9 @@ TEST_CASE("each OpenCL context has its own programs (Naive<7, 3>)", "[cache]") {
   REQUIRE(status == CL_SUCCESS);
   const cl::CommandQueue users(context, entry.device, 0, &status);
   REQUIRE(status == CL_SUCCESS);
-  CHECK(programs_built_by([&] { CHECK(multiply<Config, float>(false, false, ours) == ""); }) == 1);
-  CHECK(programs_built_by([&] { CHECK(multiply<Config, float>(false, false, users) == ""); }) == 1);
-  CHECK(programs_built_by([&] {
+  CHECK(programs_made_by([&] { CHECK(multiply<Config, float>(false, false, ours) == ""); }) == 1);
+  CHECK(programs_made_by([&] { CHECK(multiply<Config, float>(false, false, users) == ""); }) == 1);
+  CHECK(programs_made_by([&] {
           CHECK(multiply<Config, float>(false, false, ours) == "");
           CHECK(multiply<Config, float>(false, false, users) == "");
         }) == 0);
@@ -152,7 +153,7 @@ TEST_CASE("each OpenCL context has its own programs (Naive<7, 3>)", "[cache]") {
 
 TEST_CASE("alpha = 0, k = 0 and empty products compile nothing (Naive<5, 7>)", "[cache]") {
   using Config = tilegemm::Naive<5, 7>;
-  CHECK(programs_built_by([] {
+  CHECK(programs_made_by([] {
           const Matrix<float> a = random_matrix<float>(6, 4), b = random_matrix<float>(4, 5),
                               c0 = random_matrix<float>(6, 5);
           Matrix<float> c = c0;
@@ -169,5 +170,5 @@ TEST_CASE("alpha = 0, k = 0 and empty products compile nothing (Naive<5, 7>)", "
           CHECK(empty.size() == 0);
         }) == 0);
   // The first real product with this configuration still builds its program.
-  CHECK(programs_built_by([] { CHECK(multiply<Config, float>(false, false) == ""); }) == 1);
+  CHECK(programs_made_by([] { CHECK(multiply<Config, float>(false, false) == ""); }) == 1);
 }

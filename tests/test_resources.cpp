@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "programs_made.hpp"
 #include "reference.hpp"
 #include "sanitizers/address_sanitizer.hpp"
 
@@ -264,12 +265,12 @@ TEST_CASE("release_resources(context) drops that context's programs and buffers 
   CHECK(after.own_queues == 1);
 
   // x builds its programs again; y and tilegemm's own context still have theirs.
-  std::size_t built = tilegemm::programs_built();
+  std::size_t built = tilegemm_test::programs_made();
   CHECK(multiply(y.queue, 21, 19, 17) == "");
   CHECK(multiply(21, 19, 17) == "");
-  CHECK(tilegemm::programs_built() == built);
+  CHECK(tilegemm_test::programs_made() == built);
   CHECK(multiply(x.queue, 21, 19, 17) == "");
-  CHECK(tilegemm::programs_built() > built);
+  CHECK(tilegemm_test::programs_made() > built);
   CHECK(holds_objects_of(x.context));
 }
 
@@ -294,12 +295,12 @@ TEST_CASE("after release_resources() tilegemm holds nothing, and products build 
   CHECK(after.pool.buffers == 0);
   CHECK(after.pool.bytes == 0);
 
-  const std::size_t built = tilegemm::programs_built();
+  const std::size_t built = tilegemm_test::programs_made();
   const cl::CommandQueue new_default = tilegemm::default_queue();
   CHECK(new_default() != old_default());
   CHECK(new_default.getInfo<CL_QUEUE_DEVICE>()() == old_default.getInfo<CL_QUEUE_DEVICE>()());
   CHECK(multiply(40, 30, 20) == "");
-  CHECK(tilegemm::programs_built() > built);
+  CHECK(tilegemm_test::programs_made() > built);
   CHECK(multiply(user.queue, 40, 30, 20) == "");
   CHECK(multiply(old_default, 40, 30, 20) == "");  // a queue held from before works on, as a user's queue
   CHECK(held_resources().own_queues == 1);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "programs_made.hpp"
 #include "reference.hpp"
 
 using Eigen::Index;
@@ -144,20 +145,20 @@ TEST_CASE("8 threads calling gpu_gemm at once with different shapes, configurati
 
 TEST_CASE("8 threads first-calling the same configuration at once build its program exactly once", "[threads]") {
   SECTION("a direct family, Naive<5, 3> float, no transposes: one program") {
-    const std::size_t before = tilegemm::programs_built();
+    const std::size_t before = tilegemm_test::programs_made();
     const std::vector<std::string> failures = run_together(
         [](int t) { return one_product<tilegemm::Naive<5, 3>, float>(9 + t, 14 - t, 6 + 2 * t, false, false); });
-    CHECK(tilegemm::programs_built() - before == 1);
+    CHECK(tilegemm_test::programs_made() - before == 1);
     for (int t = 0; t < thread_count; ++t) {
       INFO("thread " << t);
       CHECK(failures[t] == "");
     }
   }
   SECTION("a direct family, Naive<3, 7> double, two threads per transpose combination: four programs") {
-    const std::size_t before = tilegemm::programs_built();
+    const std::size_t before = tilegemm_test::programs_made();
     const std::vector<std::string> failures = run_together(
         [](int t) { return one_product<tilegemm::Naive<3, 7>, double>(10 + t, 12, 7 + t, t % 2 == 1, t % 4 >= 2); });
-    CHECK(tilegemm::programs_built() - before == 4);
+    CHECK(tilegemm_test::programs_made() - before == 4);
     for (int t = 0; t < thread_count; ++t) {
       INFO("thread " << t);
       CHECK(failures[t] == "");
@@ -166,12 +167,12 @@ TEST_CASE("8 threads first-calling the same configuration at once build its prog
   SECTION("a packed family, VectorLoads<32, 16, 8, 4, 2, 2> double: one program") {
     // Make sure the support program (packing) for double exists, so that only the new GEMM program is counted.
     REQUIRE(one_product<tilegemm::RegisterBlocking<16, 16, 8, 2, 2>, double>(9, 10, 11, false, false) == "");
-    const std::size_t before = tilegemm::programs_built();
+    const std::size_t before = tilegemm_test::programs_made();
     const std::vector<std::string> failures = run_together([](int t) {
       return one_product<tilegemm::VectorLoads<32, 16, 8, 4, 2, 2>, double>(20 + 3 * t, 17 + t, 5 + t, t % 2 == 0,
                                                                             t % 3 == 0);
     });
-    CHECK(tilegemm::programs_built() - before == 1);
+    CHECK(tilegemm_test::programs_made() - before == 1);
     for (int t = 0; t < thread_count; ++t) {
       INFO("thread " << t);
       CHECK(failures[t] == "");

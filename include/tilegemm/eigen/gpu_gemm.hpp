@@ -11,6 +11,7 @@
 #include "../config/scalar.hpp"
 #include "../gemm/gemm.hpp"
 #include "../runtime/call_context.hpp"
+#include "../runtime/disk_cache.hpp"
 #include "../runtime/error.hpp"
 #include "../runtime/huge_pages.hpp"
 #include "../runtime/opencl.hpp"
@@ -64,6 +65,7 @@ void multiply_on_device(const cl::CommandQueue& queue, const KernelDescription* 
                                                 device_c.buffer(), 0, c.rows);
   const cl::Event done = run_gemm(call, config, p, {});
   from_device(queue, device_c.buffer(), c, {done});  // blocking: every command of this call has finished
+  DiskCache::instance().store_ran();  // programs this call compiled, now that they have run (disk_cache.hpp)
   for (ScratchBuffer* used : {&device_a, &device_b, &device_c}) used->give_back_after(cl::Event());
 }
 

@@ -1,6 +1,7 @@
 // launch: creating a kernel from a cached program, checking it against the device, setting arguments, enqueueing.
 #pragma once
 
+#include <shared_mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "../kernels/program_text.hpp"
 #include "call_context.hpp"
 #include "device_limits.hpp"
+#include "disk_cache.hpp"
 #include "error.hpp"
 #include "opencl.hpp"
 #include "program_cache.hpp"
@@ -102,9 +104,13 @@ cl_uint set_args_from(KernelLease& kernel, cl_uint first, const Args&... args) {
 
 inline cl::Event enqueue(const cl::CommandQueue& queue, KernelLease& kernel, const cl::NDRange& global,
                          const cl::NDRange& local, const std::vector<cl::Event>& wait) {
+  DiskCache& disk_cache = DiskCache::instance();
+  disk_cache.store_ran();  // programs compiled earlier, now that they have run (disk_cache.hpp says why here)
+  const std::shared_lock<std::shared_mutex> launching = disk_cache.launching();
   cl::Event done;
   check(queue.enqueueNDRangeKernel(kernel.get(), cl::NullRange, global, local, wait.empty() ? nullptr : &wait, &done),
         "clEnqueueNDRangeKernel");
+  disk_cache.launched(kernel.get(), done);
   return done;
 }
 

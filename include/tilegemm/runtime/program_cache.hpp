@@ -1,4 +1,5 @@
-// program_cache: compiled OpenCL programs, built once per (context, device, source) and shared by all threads.
+// program_cache: compiled OpenCL programs, built (or loaded from disk) once per (context, device, source) and shared by
+// all threads.
 #pragma once
 
 #include <atomic>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "../kernels/program_text.hpp"
+#include "disk_cache.hpp"
 #include "error.hpp"
 #include "kept_contexts.hpp"
 #include "opencl.hpp"
@@ -68,9 +70,9 @@ class ProgramCache final : public detail::ContextResources {
     return *cache;
   }
 
-  // The program for `text` on `device`, compiling it when this is the first request. Concurrent first requests
-  // wait for one build. A failed build throws tilegemm::Error with the compiler's log, now and on every retry (until
-  // the context's programs are released).
+  // The program for `text` on `device`, loading it from the disk cache or compiling it when this is the first request.
+  // Concurrent first requests wait for one build. A failed build throws tilegemm::Error with the compiler's log, now
+  // and on every retry (until the context's programs are released).
   cl::Program program(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
     detail::KeptContexts::instance().use(context);
     const Key key{context(), device(), text.key};
@@ -92,8 +94,7 @@ class ProgramCache final : public detail::ContextResources {
     }
     if (build_here) {
       try {
-        promise.set_value(build(context, device, text));
-        ++built_;
+        promise.set_value(load_or_build(context, device, text));
       } catch (...) {
         promise.set_exception(std::current_exception());
       }
@@ -219,6 +220,15 @@ class ProgramCache final : public detail::ContextResources {
     } catch (...) {
       return false;
     }
+  }
+
+  // The program from the disk cache when it has it, else compiled (and handed to the disk cache to store).
+  cl::Program load_or_build(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
+    if (std::optional<cl::Program> loaded = detail::DiskCache::instance().load(context, device, text)) return *loaded;
+    cl::Program built = build(context, device, text);
+    ++built_;
+    detail::DiskCache::instance().compiled(built, context, device, text);
+    return built;
   }
 
   static cl::Program build(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
