@@ -133,6 +133,18 @@ class DiskCache final : public ContextResources {
     store_when_idle([](const Unstored&) { return true; }, false);
   }
 
+  // The references to `context` that the programs waiting to be stored hold; nullopt while launches noted since may
+  // still run (their events may hold it too), so that the context is judged once they are seen done.
+  std::optional<cl_uint> references_to(cl_context context, const ImplicitReferences& implicit) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cl_uint references = 0;
+    for (const Unstored& entry : unstored_) {
+      if (entry.context == context) references += implicit.program;
+    }
+    if (references > 0 && !running_.empty()) return std::nullopt;
+    return references;
+  }
+
   // How many programs this process has loaded from disk so far.
   std::size_t loaded() const { return loaded_.load(); }
 
