@@ -192,8 +192,8 @@ inline void copy_matrix_on_device(const cl::CommandQueue& queue, const cl::Buffe
     const std::size_t s = from.offset + first, d = to.offset + first;
     const std::array<std::size_t, 3> s_origin = {s % from.pitch * scalar_size, s / from.pitch, 0},
                                      d_origin = {d % to.pitch * scalar_size, d / to.pitch, 0};
-    const bool whole = (s / from.pitch + width) * from.pitch <= from.span_end &&
-                       (d / to.pitch + width) * to.pitch <= to.span_end;
+    const bool whole =
+        (s / from.pitch + width) * from.pitch <= from.span_end && (d / to.pitch + width) * to.pitch <= to.span_end;
     const std::size_t rect_columns = whole ? width : width - 1;
     cl::Event done;
     if (rect_columns > 0) {
