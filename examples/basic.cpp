@@ -55,6 +55,9 @@ int main(int argc, char** argv) try {
   bool ok = error <= 1e-4;
   std::printf("max rel error: %10.3g     (against a double-precision product; %s)\n", error,
               ok ? "ok" : "FAILED, above 1e-4");
+  // gpu_gemm(A, B) is an Eigen expression: C = gpu_gemm(A, B) wrote into C's memory, and -= subtracts in place.
+  c -= tilegemm::gpu_gemm(a, b);  // C = -A * B + C, zero up to rounding
+  ok = ok && c.cwiseAbs().maxCoeff() <= 1e-4 * ref.cwiseAbs().maxCoeff();
 
   // Many small products of one shape: one call, one launch for all of them, instead of a call each.
   std::vector<Eigen::MatrixXf> as, bs;

@@ -9,6 +9,12 @@
 #include "catch.hpp"
 #include "reference.hpp"
 
+#if TILEGEMM_CATCH2_V3
+#define MESSAGE_CONTAINS(text) Catch::Matchers::ContainsSubstring(text)
+#else
+#define MESSAGE_CONTAINS(text) Catch::Contains(text)
+#endif
+
 using Eigen::Dynamic;
 using Eigen::Index;
 using tilegemm_test::compare_with_reference;
@@ -611,4 +617,77 @@ TEMPLATE_TEST_CASE("gpu_gemm on the user's own context and queue", "[eigen]", fl
   tilegemm::gpu_gemm(queue, a, b, parent.block(2, 1, m, n), alpha, beta);
   CHECK(compare_with_reference<S>(parent.block(2, 1, m, n), alpha, a, b, beta, before.block(2, 1, m, n)) == "");
   CHECK(outside_unchanged(before, parent, 2, 1, m, n) == "");
+}
+
+TEMPLATE_TEST_CASE("C = gpu_gemm(A, B) computes into C: its memory when the shape fits, += and -=, aliasing", "[eigen]",
+                   float, double) {
+  using S = TestType;
+  const Index m = 43, n = 29, k = 31;
+  const Matrix<S> a = random_matrix<S>(m, k), b = random_matrix<S>(k, n), c0 = random_matrix<S>(m, n);
+  SECTION("into C of the product's shape: the same memory, every element written") {
+    Matrix<S> c = Matrix<S>::Constant(m, n, poison<S>());
+    const S* memory = c.data();
+    c = tilegemm::gpu_gemm(a, b);
+    CHECK(c.data() == memory);
+    CHECK(compare_with_reference<S>(c, 1, a, b, 0, c0) == "");
+  }
+  SECTION("into C of another shape, or an empty one: resized") {
+    Matrix<S> c = Matrix<S>::Constant(3, 5, poison<S>()), empty;
+    c = tilegemm::gpu_gemm(a, b);
+    empty = tilegemm::gpu_gemm(a, b);
+    CHECK(compare_with_reference<S>(c, 1, a, b, 0, c0) == "");
+    CHECK(compare_with_reference<S>(empty, 1, a, b, 0, c0) == "");
+  }
+  SECTION("C += A B and C -= A B are C = A B + C and C = -A B + C") {
+    Matrix<S> plus = c0, minus = c0;
+    plus += tilegemm::gpu_gemm(a, b);
+    minus -= tilegemm::gpu_gemm(a, b);
+    CHECK(compare_with_reference<S>(plus, 1, a, b, 1, c0) == "");
+    CHECK(compare_with_reference<S>(minus, -1, a, b, 1, c0) == "");
+  }
+  SECTION("into a block and a row-major matrix; the rest of the parent untouched") {
+    Matrix<S> parent = random_matrix<S>(m + 5, n + 3);
+    const Matrix<S> before = parent;
+    parent.block(4, 2, m, n) = tilegemm::gpu_gemm(a, b);
+    CHECK(compare_with_reference<S>(parent.block(4, 2, m, n), 1, a, b, 0, c0) == "");
+    CHECK(outside_unchanged(before, parent, 4, 2, m, n) == "");
+    RowMajorMatrix<S> row_major = RowMajorMatrix<S>::Constant(m, n, poison<S>());
+    row_major = tilegemm::gpu_gemm(a, b);
+    CHECK(compare_with_reference<S>(row_major, 1, a, b, 0, c0) == "");
+  }
+  SECTION("A = A B with A changing shape, B = A B, A = A^T A: the old values are read") {
+    Matrix<S> x = random_matrix<S>(m, k), y = random_matrix<S>(k, k);
+    const Matrix<S> x0 = x, y0 = y, b0 = b;
+    Matrix<S> z = b;
+    x = tilegemm::gpu_gemm(x, z);  // m x k times k x n: x becomes m x n
+    CHECK(compare_with_reference<S>(x, 1, x0, b0, 0, c0) == "");
+    y = tilegemm::gpu_gemm(x0, y);
+    CHECK(compare_with_reference<S>(y, 1, x0, y0, 0, x0) == "");
+    Matrix<S> w = x0;
+    w = tilegemm::gpu_gemm(w.transpose(), w);
+    CHECK(compare_with_reference<S>(w, 1, x0.transpose(), x0, 0, w) == "");
+  }
+  SECTION("C overlapping the operand in a parent, += through an alias") {
+    Matrix<S> parent = random_matrix<S>(k, k + n);
+    const Matrix<S> before = parent;
+    parent.leftCols(n) += tilegemm::gpu_gemm(parent.leftCols(k).transpose(), parent.rightCols(n));
+    const Matrix<S> left = before.leftCols(k), right = before.rightCols(n);
+    CHECK(compare_with_reference<S>(parent.leftCols(n), 1, left.transpose(), right, 1, before.leftCols(n)) == "");
+  }
+  SECTION("a new matrix, a nested product and further expressions") {
+    const Matrix<S> made = tilegemm::gpu_gemm(a, b);
+    CHECK(compare_with_reference<S>(made, 1, a, b, 0, c0) == "");
+    const Matrix<S> ab = made, bt = b.transpose();
+    const Matrix<S> nested = tilegemm::gpu_gemm(tilegemm::gpu_gemm(a, b), bt);
+    CHECK(compare_with_reference<S>(nested, 1, ab, bt, 0, nested) == "");
+    const Matrix<S> twice = tilegemm::gpu_gemm(a, b) * S(2);
+    CHECK(compare_with_reference<S>(twice, 2, a, b, 0, c0) == "");
+  }
+  SECTION("shapes that do not fit are refused when the product is made and when it is assigned to a block") {
+    CHECK_THROWS_WITH(tilegemm::gpu_gemm(a, a), MESSAGE_CONTAINS("columns of A must equal the rows of B"));
+    Matrix<S> parent = random_matrix<S>(m, n);
+    const Matrix<S> before = parent;
+    CHECK_THROWS_WITH(parent.topRows(3) = tilegemm::gpu_gemm(a, b), MESSAGE_CONTAINS("but A * B"));
+    CHECK(parent == before);
+  }
 }

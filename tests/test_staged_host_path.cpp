@@ -92,6 +92,21 @@ TEMPLATE_TEST_CASE("the staged host path: many blocks at once, the eager form an
   check_staged<S>("row-major C", a, b, row_major);
 }
 
+TEST_CASE("the staged host path with C sharing memory with A or B reads the old values", "[staged]") {
+  using S = float;
+  const Index n = 90;
+  // Blocks of about 16, so that C's first blocks are written back long before A's and B's last panels are read: the
+  // operands transposed, since a block of C then overwrites stored columns that other blocks read later.
+  const ScopedStagedPath staged(forced(4 * n * sizeof(S), 16));
+  Matrix<S> a = random_matrix<S>(n, n), b = random_matrix<S>(n, n);
+  const Matrix<S> a0 = a, b0 = b;
+  const S alpha = random_scalar<S>(), beta = random_scalar<S>();
+  CHECK(blocks_of([&] { tilegemm::gpu_gemm(a.transpose(), b, a, alpha, beta); }) >= 2);
+  CHECK(compare_with_reference<S>(a, alpha, a0.transpose(), b0, beta, a0) == "");
+  CHECK(blocks_of([&] { b = tilegemm::gpu_gemm(a0, b.transpose()); }) >= 2);
+  CHECK(compare_with_reference<S>(b, 1, a0, b0.transpose(), 0, b0) == "");
+}
+
 TEST_CASE("the staged host path leaves the rest of a block C and of strided operands untouched", "[staged]") {
   using S = float;
   const Index m = 45, n = 70, k = 33;

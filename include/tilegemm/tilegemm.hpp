@@ -8,4 +8,5 @@
 #include "eigen/device_matrix.hpp"
 #include "eigen/gpu_gemm.hpp"
 #include "eigen/gpu_gemm_batched.hpp"
+#include "eigen/gpu_product.hpp"
 #include "eigen/pending.hpp"

@@ -13,7 +13,6 @@
 #include "../runtime/call_context.hpp"
 #include "../runtime/disk_cache.hpp"
 #include "../runtime/error.hpp"
-#include "../runtime/huge_pages.hpp"
 #include "../runtime/opencl.hpp"
 #include "../runtime/queue.hpp"
 #include "../runtime/scratch_pool.hpp"
@@ -112,6 +111,15 @@ void gpu_gemm(const cl::CommandQueue& queue, const Eigen::MatrixBase<DA>& a, con
   detail::InputOperand<Scalar> storage_a, storage_b;
   detail::describe_input(a, storage_a);
   detail::describe_input(b, storage_b);
+  if (detail::storages_overlap(storage_c, storage_a) || detail::storages_overlap(storage_c, storage_b)) {
+    // C shares memory with A or B (A = gpu_gemm(A, B) and the like): the product goes to a copy of C first, so that
+    // no operand changes while it is read.
+    Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> result(c.rows(), c.cols());
+    if (beta != Scalar(0)) result = c;
+    gpu_gemm<Config>(queue, a, b, result, alpha, beta);
+    c = result;
+    return;
+  }
   detail::translate_cl_errors([&] {
     if (storage_c.transposed) {  // row-major C: its storage is C^T = B^T * A^T, column-major
       storage_a.transposed = !storage_a.transposed;
@@ -158,25 +166,6 @@ void gpu_gemm(const Eigen::MatrixBase<DA>&, const Eigen::MatrixBase<DB>&, const 
   static_assert(sizeof(DC) == 0,
                 "tilegemm::gpu_gemm: C must be writable (a Matrix, a block of one or a Map of non-const data); this C "
                 "is const.");
-}
-
-// The product a * b as a new column-major matrix, computed on the device of `queue`.
-template <class Config = AutoConfig, class DA, class DB>
-Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic> gpu_gemm(const cl::CommandQueue& queue,
-                                                                            const Eigen::MatrixBase<DA>& a,
-                                                                            const Eigen::MatrixBase<DB>& b) {
-  detail::check_scalars<DA, DB>();
-  Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic> c(a.rows(), b.cols());
-  detail::prefer_huge_pages(c.data(), static_cast<std::size_t>(c.size()) * sizeof(typename DA::Scalar));
-  gpu_gemm<Config>(queue, a, b, c, typename DA::Scalar(1), typename DA::Scalar(0));
-  return c;
-}
-
-// The product a * b on the device TILEGEMM_DEVICE chooses: write C = tilegemm::gpu_gemm(A, B) for C = A * B.
-template <class Config = AutoConfig, class DA, class DB>
-Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic> gpu_gemm(const Eigen::MatrixBase<DA>& a,
-                                                                            const Eigen::MatrixBase<DB>& b) {
-  return gpu_gemm<Config>(default_queue(), a, b);
 }
 
 }  // namespace tilegemm

@@ -1,0 +1,157 @@
+// eigen/gpu_product: what gpu_gemm(A, B) returns: the product as an Eigen expression, computed on the device when it
+// is assigned, into the matrix it is assigned to (as C = A * B reuses C's memory), aliasing or not.
+#pragma once
+
+#include <Eigen/Core>
+#include <type_traits>
+
+#include "../runtime/huge_pages.hpp"
+#include "../runtime/opencl.hpp"
+#include "../runtime/queue.hpp"
+#include "gpu_gemm.hpp"
+#include "shapes.hpp"
+
+namespace tilegemm {
+
+template <class Config, class DA, class DB>
+class GpuProduct;
+
+}  // namespace tilegemm
+
+namespace Eigen::internal {
+
+// A column-major dynamic matrix of the operands' scalar, neither writable nor with storage of its own until evaluated.
+template <class Config, class DA, class DB>
+struct traits<tilegemm::GpuProduct<Config, DA, DB>> : traits<Matrix<typename DA::Scalar, Dynamic, Dynamic>> {
+  enum { Flags = 0 };
+};
+
+}  // namespace Eigen::internal
+
+namespace tilegemm {
+
+// A * B on the device of a queue. `C = gpu_gemm(A, B)` computes it into C (resized when its shape differs), C += and
+// C -= into C too (beta = 1), and any other use (a Matrix made from it, gpu_gemm(A, B).norm(), a further operand)
+// into a new matrix. The operands are held as Eigen holds them in its own expressions (matrices by reference), so
+// assign it in the statement that makes it, as with any Eigen expression.
+template <class Config, class DA, class DB>
+class GpuProduct : public Eigen::MatrixBase<GpuProduct<Config, DA, DB>> {
+ public:
+  using Base = Eigen::MatrixBase<GpuProduct>;
+  EIGEN_DENSE_PUBLIC_INTERFACE(GpuProduct)
+  using PlainMatrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+
+  GpuProduct(const cl::CommandQueue& queue, const DA& a, const DB& b) : queue_(queue), a_(a), b_(b) {
+    detail::check_product_shapes(a.rows(), a.cols(), b.rows(), b.cols());
+  }
+
+  Eigen::Index rows() const { return a_.rows(); }
+  Eigen::Index cols() const { return b_.cols(); }
+
+  // Reading one element would compute the whole product for it: assign the product to a matrix first.
+  Scalar coeff(Eigen::Index, Eigen::Index) const = delete;
+  Scalar coeff(Eigen::Index) const = delete;
+  Scalar operator()(Eigen::Index, Eigen::Index) const = delete;
+  Scalar operator()(Eigen::Index) const = delete;
+  Scalar operator[](Eigen::Index) const = delete;
+
+  // dst = alpha * A * B + beta * dst; with beta zero a resizable dst takes the product's shape first. Where dst must
+  // change shape, the product goes to a new matrix that then replaces it, so that operands sharing dst's memory are
+  // read before it changes; other aliasing is handled by the in-place gpu_gemm.
+  template <class Dest>
+  void evaluate_into(Dest& dst, Scalar alpha, Scalar beta) const {
+    if constexpr (std::is_base_of_v<Eigen::PlainObjectBase<Dest>, Dest>) {
+      constexpr bool rows_fixed = Dest::RowsAtCompileTime != Eigen::Dynamic,
+                     cols_fixed = Dest::ColsAtCompileTime != Eigen::Dynamic;
+      const bool reshaped = dst.rows() != rows() || dst.cols() != cols();
+      const bool can_reshape =
+          (!rows_fixed || Dest::RowsAtCompileTime == rows()) && (!cols_fixed || Dest::ColsAtCompileTime == cols());
+      if (beta == Scalar(0) && reshaped && can_reshape) {
+        PlainMatrix result(rows(), cols());
+        detail::prefer_huge_pages(result.data(), static_cast<std::size_t>(result.size()) * sizeof(Scalar));
+        gpu_gemm<Config>(queue_, a_, b_, result, alpha, beta);
+        if constexpr (std::is_same_v<Dest, PlainMatrix>) {
+          dst.swap(result);
+        } else {
+          dst = result;
+        }
+        return;
+      }
+    }
+    gpu_gemm<Config>(queue_, a_, b_, dst, alpha, beta);
+  }
+
+ private:
+  cl::CommandQueue queue_;
+  typename Eigen::internal::ref_selector<DA>::type a_;
+  typename Eigen::internal::ref_selector<DB>::type b_;
+};
+
+}  // namespace tilegemm
+
+namespace Eigen::internal {
+
+// Any use but an assignment: the product in a matrix of its own, computed once per evaluator.
+template <class Config, class DA, class DB>
+struct evaluator<tilegemm::GpuProduct<Config, DA, DB>>
+    : evaluator<typename tilegemm::GpuProduct<Config, DA, DB>::PlainMatrix> {
+  using Product = tilegemm::GpuProduct<Config, DA, DB>;
+  using PlainMatrix = typename Product::PlainMatrix;
+  using Base = evaluator<PlainMatrix>;
+  enum { Flags = Base::Flags | EvalBeforeNestingBit };
+
+  explicit evaluator(const Product& product) : result_(product.rows(), product.cols()) {
+    ::new (static_cast<Base*>(this)) Base(result_);
+    product.evaluate_into(result_, typename Product::Scalar(1), typename Product::Scalar(0));
+  }
+
+  PlainMatrix result_;
+};
+
+// dst = A * B, dst += A * B and dst -= A * B: straight into dst's memory.
+template <class Dest, class Config, class DA, class DB>
+struct Assignment<Dest, tilegemm::GpuProduct<Config, DA, DB>, assign_op<typename Dest::Scalar, typename DA::Scalar>,
+                  Dense2Dense> {
+  using Scalar = typename DA::Scalar;
+  static void run(Dest& dst, const tilegemm::GpuProduct<Config, DA, DB>& product, const assign_op<Scalar, Scalar>&) {
+    product.evaluate_into(dst, Scalar(1), Scalar(0));
+  }
+};
+template <class Dest, class Config, class DA, class DB>
+struct Assignment<Dest, tilegemm::GpuProduct<Config, DA, DB>, add_assign_op<typename Dest::Scalar, typename DA::Scalar>,
+                  Dense2Dense> {
+  using Scalar = typename DA::Scalar;
+  static void run(Dest& dst, const tilegemm::GpuProduct<Config, DA, DB>& product,
+                  const add_assign_op<Scalar, Scalar>&) {
+    product.evaluate_into(dst, Scalar(1), Scalar(1));
+  }
+};
+template <class Dest, class Config, class DA, class DB>
+struct Assignment<Dest, tilegemm::GpuProduct<Config, DA, DB>, sub_assign_op<typename Dest::Scalar, typename DA::Scalar>,
+                  Dense2Dense> {
+  using Scalar = typename DA::Scalar;
+  static void run(Dest& dst, const tilegemm::GpuProduct<Config, DA, DB>& product,
+                  const sub_assign_op<Scalar, Scalar>&) {
+    product.evaluate_into(dst, Scalar(-1), Scalar(1));
+  }
+};
+
+}  // namespace Eigen::internal
+
+namespace tilegemm {
+
+// The product a * b on the device of `queue`: write C = tilegemm::gpu_gemm(queue, A, B) for C = A * B.
+template <class Config = AutoConfig, class DA, class DB>
+GpuProduct<Config, DA, DB> gpu_gemm(const cl::CommandQueue& queue, const Eigen::MatrixBase<DA>& a,
+                                    const Eigen::MatrixBase<DB>& b) {
+  detail::check_scalars<DA, DB>();
+  return GpuProduct<Config, DA, DB>(queue, a.derived(), b.derived());
+}
+
+// The product a * b on the device TILEGEMM_DEVICE chooses: write C = tilegemm::gpu_gemm(A, B) for C = A * B.
+template <class Config = AutoConfig, class DA, class DB>
+GpuProduct<Config, DA, DB> gpu_gemm(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b) {
+  return gpu_gemm<Config>(default_queue(), a, b);
+}
+
+}  // namespace tilegemm
