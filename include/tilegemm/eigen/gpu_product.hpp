@@ -30,12 +30,13 @@ struct traits<tilegemm::GpuProduct<Config, DA, DB>> : traits<Matrix<typename DA:
 
 namespace tilegemm {
 
-// A * B on the device of a queue. `C = gpu_gemm(A, B)` computes it into C (resized when its shape differs), C += and
-// C -= into C too (beta = 1), and any other use (a Matrix made from it, gpu_gemm(A, B).norm(), a further operand)
-// into a new matrix. The operands are held as Eigen holds them in its own expressions (matrices by reference), so
-// assign it in the statement that makes it, as with any Eigen expression.
+// A * B on the device of a queue ([[nodiscard]]: like A * B alone, a product nobody assigns computes nothing). `C =
+// gpu_gemm(A, B)` computes it into C (resized when its shape differs), C += and C -= into C too (beta = 1), and any
+// other use (a Matrix made from it, gpu_gemm(A, B).norm(), a further operand) into a new matrix. The operands are held
+// as Eigen holds them in its own expressions (matrices by reference), so assign it in the statement that makes it, as
+// with any Eigen expression.
 template <class Config, class DA, class DB>
-class GpuProduct : public Eigen::MatrixBase<GpuProduct<Config, DA, DB>> {
+class [[nodiscard]] GpuProduct : public Eigen::MatrixBase<GpuProduct<Config, DA, DB>> {
  public:
   using Base = Eigen::MatrixBase<GpuProduct>;
   EIGEN_DENSE_PUBLIC_INTERFACE(GpuProduct)
@@ -66,6 +67,10 @@ class GpuProduct : public Eigen::MatrixBase<GpuProduct<Config, DA, DB>> {
       const bool reshaped = dst.rows() != rows() || dst.cols() != cols();
       const bool can_reshape =
           (!rows_fixed || Dest::RowsAtCompileTime == rows()) && (!cols_fixed || Dest::ColsAtCompileTime == cols());
+      if (beta == Scalar(0) && !reshaped) {
+        // Often memory just allocated (Matrix D = gpu_gemm(A, B)): its first writes fault once per 2 MiB then.
+        detail::prefer_huge_pages(dst.data(), static_cast<std::size_t>(dst.size()) * sizeof(Scalar));
+      }
       if (beta == Scalar(0) && reshaped && can_reshape) {
         PlainMatrix result(rows(), cols());
         detail::prefer_huge_pages(result.data(), static_cast<std::size_t>(result.size()) * sizeof(Scalar));
