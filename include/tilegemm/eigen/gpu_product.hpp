@@ -150,6 +150,7 @@ template <class Config = AutoConfig, class DA, class DB>
 GpuProduct<Config, DA, DB> gpu_gemm(const cl::CommandQueue& queue, const Eigen::MatrixBase<DA>& a,
                                     const Eigen::MatrixBase<DB>& b) {
   detail::check_scalars<DA, DB>();
+  (void)detail::description_of<Config>();  // a Config that is no configuration fails here, with its sentence
   return GpuProduct<Config, DA, DB>(queue, a.derived(), b.derived());
 }
 
