@@ -15,15 +15,9 @@
 
 #include "catch.hpp"
 #include "fuzz_devices.hpp"
+#include "message_matchers.hpp"
 #include "reference.hpp"
 #include "run_plan.hpp"
-
-#if TILEGEMM_CATCH2_V3
-#define MESSAGE_CONTAINS(text) Catch::Matchers::ContainsSubstring(text)
-#else
-#define MESSAGE_CONTAINS(text) Catch::Contains(text)
-#endif
-#define CONTAINS_ALL2(a, b) (MESSAGE_CONTAINS(a) && MESSAGE_CONTAINS(b))
 
 namespace {
 

@@ -19,16 +19,9 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "message_matchers.hpp"
 #include "reference.hpp"
-
-#if TILEGEMM_CATCH2_V3
-#define MESSAGE_CONTAINS(text) Catch::Matchers::ContainsSubstring(text)
-#else
-#define MESSAGE_CONTAINS(text) Catch::Contains(text)
-#endif
-// A message containing both parts. A macro: Catch2 combines matchers by reference, so a combination must not outlive
-// the full expression it is made in.
-#define CONTAINS_ALL2(a, b) (MESSAGE_CONTAINS(a) && MESSAGE_CONTAINS(b))
+#include "untouched_memory.hpp"
 
 using Eigen::Dynamic;
 using Eigen::Index;
@@ -36,10 +29,14 @@ using tilegemm::DeviceMatrix;
 using tilegemm::DeviceView;
 using tilegemm::Pending;
 using tilegemm_test::compare_with_reference;
+using tilegemm_test::gaps_unchanged;
 using tilegemm_test::Matrix;
+using tilegemm_test::outside_unchanged;
 using tilegemm_test::poison;
+using tilegemm_test::poisoned;
 using tilegemm_test::random_matrix;
 using tilegemm_test::random_scalar;
+using tilegemm_test::sentinel;
 
 namespace {
 
@@ -52,17 +49,6 @@ using InnerStridedMap = Eigen::Map<Matrix<S>, 0, Eigen::Stride<Dynamic, Dynamic>
 
 // 8192 * (64 + 64) elements of local memory, more than any device has; 64 work-items, which every device allows.
 using TooMuchLocal = tilegemm::TileConfig<64, 64, 8192, 8, 8>;
-
-// A value no product of these tests computes: marks memory that must not be written.
-template <class S>
-constexpr S sentinel() {
-  return S(-9876.5);
-}
-
-template <class S>
-Matrix<S> poisoned(Index rows, Index cols) {
-  return Matrix<S>::Constant(rows, cols, poison<S>());
-}
 
 // "" when `got` equals `expected` element for element: a copy must not change a bit.
 template <class DA, class DB>
@@ -78,42 +64,6 @@ std::string equal_exactly(const Eigen::MatrixBase<DA>& got, const Eigen::MatrixB
         out << "element (" << i << ", " << j << ") is " << got(i, j) << " but should be " << expected(i, j);
         return out.str();
       }
-    }
-  }
-  return "";
-}
-
-// Whether two elements are the same value: equal, or both NaN (poison that must stay where it was).
-template <class S>
-bool same_value(S x, S y) {
-  return x == y || (std::isnan(x) && std::isnan(y));
-}
-
-// "" when every element of `after` outside the rows x cols block at (row, col) is the value of `before` there.
-template <class DA, class DB>
-std::string outside_unchanged(const Eigen::MatrixBase<DA>& before, const Eigen::MatrixBase<DB>& after, Index row,
-                              Index col, Index rows, Index cols) {
-  for (Index j = 0; j < after.cols(); ++j) {
-    for (Index i = 0; i < after.rows(); ++i) {
-      const bool inside = i >= row && i < row + rows && j >= col && j < col + cols;
-      if (!inside && !same_value(after(i, j), before(i, j))) {
-        std::ostringstream out;
-        out << "element (" << i << ", " << j << ") outside the " << rows << "x" << cols << " block at (" << row << ", "
-            << col << ") changed from " << before(i, j) << " to " << after(i, j);
-        return out.str();
-      }
-    }
-  }
-  return "";
-}
-
-// "" when every element of `storage` that `is_element` rejects still holds the sentinel.
-template <class S, class IsElement>
-std::string gaps_unchanged(const std::vector<S>& storage, IsElement&& is_element) {
-  for (std::size_t i = 0; i < storage.size(); ++i) {
-    if (!is_element(i) && !(storage[i] == sentinel<S>())) {
-      return "storage element " + std::to_string(i) + ", outside the matrix, was overwritten with " +
-             std::to_string(storage[i]);
     }
   }
   return "";

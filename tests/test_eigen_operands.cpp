@@ -7,21 +7,21 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "message_matchers.hpp"
 #include "reference.hpp"
-
-#if TILEGEMM_CATCH2_V3
-#define MESSAGE_CONTAINS(text) Catch::Matchers::ContainsSubstring(text)
-#else
-#define MESSAGE_CONTAINS(text) Catch::Contains(text)
-#endif
+#include "untouched_memory.hpp"
 
 using Eigen::Dynamic;
 using Eigen::Index;
 using tilegemm_test::compare_with_reference;
+using tilegemm_test::gaps_unchanged;
 using tilegemm_test::Matrix;
+using tilegemm_test::outside_unchanged;
 using tilegemm_test::poison;
+using tilegemm_test::poisoned;
 using tilegemm_test::random_matrix;
 using tilegemm_test::random_scalar;
+using tilegemm_test::sentinel;
 
 namespace {
 
@@ -31,48 +31,6 @@ template <class S>
 using Vector = Eigen::Matrix<S, Dynamic, 1>;
 template <class S>
 using RowVector = Eigen::Matrix<S, 1, Dynamic>;
-
-template <class S>
-Matrix<S> poisoned(Index rows, Index cols) {
-  return Matrix<S>::Constant(rows, cols, poison<S>());
-}
-
-// A value no kernel computes from inputs in [-1, 1] times alpha, beta in [-2, 2] with these small K: marks memory
-// that must not be written.
-template <class S>
-constexpr S sentinel() {
-  return S(-9876.5);
-}
-
-// "" when every element of `after` outside the rows x cols block at (row, col) equals the one of `before`.
-template <class DA, class DB>
-std::string outside_unchanged(const Eigen::MatrixBase<DA>& before, const Eigen::MatrixBase<DB>& after, Index row,
-                              Index col, Index rows, Index cols) {
-  for (Index j = 0; j < after.cols(); ++j) {
-    for (Index i = 0; i < after.rows(); ++i) {
-      const bool inside = i >= row && i < row + rows && j >= col && j < col + cols;
-      if (!inside && !(after(i, j) == before(i, j))) {
-        std::ostringstream out;
-        out << "element (" << i << ", " << j << ") outside the " << rows << "x" << cols << " block at (" << row << ", "
-            << col << ") changed from " << before(i, j) << " to " << after(i, j);
-        return out.str();
-      }
-    }
-  }
-  return "";
-}
-
-// "" when every element of `storage` whose index `is_operand` rejects still holds the sentinel.
-template <class S, class IsOperand>
-std::string gaps_unchanged(const std::vector<S>& storage, IsOperand&& is_operand) {
-  for (std::size_t i = 0; i < storage.size(); ++i) {
-    if (!is_operand(i) && !(storage[i] == sentinel<S>())) {
-      return "storage element " + std::to_string(i) + " between the operand's elements was overwritten with " +
-             std::to_string(storage[i]);
-    }
-  }
-  return "";
-}
 
 bool all_zero(const Eigen::Ref<const Eigen::MatrixXd>& m) { return (m.array() == 0.0).all(); }
 
