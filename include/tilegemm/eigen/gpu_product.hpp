@@ -113,33 +113,23 @@ struct evaluator<tilegemm::GpuProduct<Config, DA, DB>>
   PlainMatrix result_;
 };
 
-// dst = A * B, dst += A * B and dst -= A * B: straight into dst's memory.
+// dst = A * B, dst += A * B and dst -= A * B: straight into dst's memory, as dst = alpha * A * B + beta * dst.
+template <class Product, int alpha, int beta>
+struct AssignGpuProduct {
+  template <class Dest, class Op>
+  static void run(Dest& dst, const Product& product, const Op&) {
+    product.evaluate_into(dst, typename Product::Scalar(alpha), typename Product::Scalar(beta));
+  }
+};
 template <class Dest, class Config, class DA, class DB>
 struct Assignment<Dest, tilegemm::GpuProduct<Config, DA, DB>, assign_op<typename Dest::Scalar, typename DA::Scalar>,
-                  Dense2Dense> {
-  using Scalar = typename DA::Scalar;
-  static void run(Dest& dst, const tilegemm::GpuProduct<Config, DA, DB>& product, const assign_op<Scalar, Scalar>&) {
-    product.evaluate_into(dst, Scalar(1), Scalar(0));
-  }
-};
+                  Dense2Dense> : AssignGpuProduct<tilegemm::GpuProduct<Config, DA, DB>, 1, 0> {};
 template <class Dest, class Config, class DA, class DB>
 struct Assignment<Dest, tilegemm::GpuProduct<Config, DA, DB>, add_assign_op<typename Dest::Scalar, typename DA::Scalar>,
-                  Dense2Dense> {
-  using Scalar = typename DA::Scalar;
-  static void run(Dest& dst, const tilegemm::GpuProduct<Config, DA, DB>& product,
-                  const add_assign_op<Scalar, Scalar>&) {
-    product.evaluate_into(dst, Scalar(1), Scalar(1));
-  }
-};
+                  Dense2Dense> : AssignGpuProduct<tilegemm::GpuProduct<Config, DA, DB>, 1, 1> {};
 template <class Dest, class Config, class DA, class DB>
 struct Assignment<Dest, tilegemm::GpuProduct<Config, DA, DB>, sub_assign_op<typename Dest::Scalar, typename DA::Scalar>,
-                  Dense2Dense> {
-  using Scalar = typename DA::Scalar;
-  static void run(Dest& dst, const tilegemm::GpuProduct<Config, DA, DB>& product,
-                  const sub_assign_op<Scalar, Scalar>&) {
-    product.evaluate_into(dst, Scalar(-1), Scalar(1));
-  }
-};
+                  Dense2Dense> : AssignGpuProduct<tilegemm::GpuProduct<Config, DA, DB>, -1, 1> {};
 
 }  // namespace Eigen::internal
 
