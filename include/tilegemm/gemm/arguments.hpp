@@ -122,13 +122,17 @@ inline bool check_transpose(const char* name, Transpose value) {
   return value == Transpose::yes;
 }
 
-// Checks the arguments of C = alpha * op(A) * op(B) + beta * C. Buffers are checked where the product uses them:
-// A and B when it reads them (not for an empty C, k = 0 or alpha = 0, as in BLAS), C unless C is empty. C must not
-// share memory with an A or B that is read.
-inline GemmProblem check_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b, long long m,
-                                   long long n, long long k, ScalarValue alpha, const cl::Buffer& a, long long a_offset,
-                                   long long lda, const cl::Buffer& b, long long b_offset, long long ldb,
-                                   ScalarValue beta, const cl::Buffer& c, long long c_offset, long long ldc) {
+// What every product's checks begin with: the transposes, m, n and k, and each operand's storage from its offset
+// (`*_needed`: the elements of its buffer it reaches). The buffers are the caller's to check.
+struct CheckedStorage {
+  GemmProblem problem;
+  long long a_rows = 0, a_cols = 0, b_rows = 0, b_cols = 0;
+  long long a_needed = 0, b_needed = 0, c_needed = 0;
+};
+inline CheckedStorage check_sizes_and_storage(Transpose trans_a, Transpose trans_b, long long m, long long n,
+                                              long long k, ScalarValue alpha, long long a_offset, long long lda,
+                                              long long b_offset, long long ldb, ScalarValue beta, long long c_offset,
+                                              long long ldc) {
   const bool ta = check_transpose("trans_a", trans_a);
   const bool tb = check_transpose("trans_b", trans_b);
   if (m < 0 || n < 0 || k < 0)
@@ -137,20 +141,38 @@ inline GemmProblem check_arguments(const cl::Context& context, Transpose trans_a
   if (m > index_limit || n > index_limit || k > index_limit)
     fail("m, n and k must fit in a 32-bit int (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
          ", k = " + std::to_string(k) + ").");
-  GemmProblem p;
+  CheckedStorage s;
+  GemmProblem& p = s.problem;
   p.alpha = alpha;
   p.beta = beta;
-  const std::size_t size = p.scalar_size();
-  const long long a_rows = ta ? k : m, a_cols = ta ? m : k, b_rows = tb ? n : k, b_cols = tb ? k : n;
-  long long a_needed = 0, b_needed = 0, c_needed = 0;
+  s.a_rows = ta ? k : m;
+  s.a_cols = ta ? m : k;
+  s.b_rows = tb ? n : k;
+  s.b_cols = tb ? k : n;
   p.shape.trans_a = ta;
   p.shape.trans_b = tb;
   p.shape.m = static_cast<int>(m);
   p.shape.n = static_cast<int>(n);
   p.shape.k = static_cast<int>(k);
-  p.shape.a = check_storage("A", a_offset, lda, a_rows, a_cols, a_needed);
-  p.shape.b = check_storage("B", b_offset, ldb, b_rows, b_cols, b_needed);
-  p.shape.c = check_storage("C", c_offset, ldc, m, n, c_needed);
+  p.shape.a = check_storage("A", a_offset, lda, s.a_rows, s.a_cols, s.a_needed);
+  p.shape.b = check_storage("B", b_offset, ldb, s.b_rows, s.b_cols, s.b_needed);
+  p.shape.c = check_storage("C", c_offset, ldc, m, n, s.c_needed);
+  return s;
+}
+
+// Checks the arguments of C = alpha * op(A) * op(B) + beta * C. Buffers are checked where the product uses them:
+// A and B when it reads them (not for an empty C, k = 0 or alpha = 0, as in BLAS), C unless C is empty. C must not
+// share memory with an A or B that is read.
+inline GemmProblem check_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b, long long m,
+                                   long long n, long long k, ScalarValue alpha, const cl::Buffer& a, long long a_offset,
+                                   long long lda, const cl::Buffer& b, long long b_offset, long long ldb,
+                                   ScalarValue beta, const cl::Buffer& c, long long c_offset, long long ldc) {
+  CheckedStorage checked =
+      check_sizes_and_storage(trans_a, trans_b, m, n, k, alpha, a_offset, lda, b_offset, ldb, beta, c_offset, ldc);
+  GemmProblem& p = checked.problem;
+  const std::size_t size = p.scalar_size();
+  const long long a_rows = checked.a_rows, a_cols = checked.a_cols, b_rows = checked.b_rows, b_cols = checked.b_cols;
+  const long long a_needed = checked.a_needed, b_needed = checked.b_needed, c_needed = checked.c_needed;
   const bool writes_c = m > 0 && n > 0;
   const bool reads_ab = writes_c && k > 0 && alpha.value != 0;
   if (reads_ab) {

@@ -62,35 +62,19 @@ inline GemmProblem check_batched_arguments(const cl::Context& context, Transpose
                                            const cl::Buffer& b, long long b_offset, long long ldb, long long b_stride,
                                            ScalarValue beta, const cl::Buffer& c, long long c_offset, long long ldc,
                                            long long c_stride, long long batch_count) {
-  const bool ta = check_transpose("trans_a", trans_a);
-  const bool tb = check_transpose("trans_b", trans_b);
-  if (m < 0 || n < 0 || k < 0)
-    fail("m, n and k must not be negative (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
-         ", k = " + std::to_string(k) + ").");
-  if (m > index_limit || n > index_limit || k > index_limit)
-    fail("m, n and k must fit in a 32-bit int (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
-         ", k = " + std::to_string(k) + ").");
   if (batch_count < 0 || batch_count > index_limit)
     fail_batch("batch_count must be between 0 and " + std::to_string(index_limit) + " (got " +
                std::to_string(batch_count) + ").");
-  GemmProblem p;
-  p.alpha = alpha;
-  p.beta = beta;
-  const std::size_t size = p.scalar_size();
-  const long long a_rows = ta ? k : m, a_cols = ta ? m : k, b_rows = tb ? n : k, b_cols = tb ? k : n;
-  long long a_needed = 0, b_needed = 0, c_needed = 0;
-  p.shape.trans_a = ta;
-  p.shape.trans_b = tb;
-  p.shape.m = static_cast<int>(m);
-  p.shape.n = static_cast<int>(n);
-  p.shape.k = static_cast<int>(k);
+  CheckedStorage checked =
+      check_sizes_and_storage(trans_a, trans_b, m, n, k, alpha, a_offset, lda, b_offset, ldb, beta, c_offset, ldc);
+  GemmProblem& p = checked.problem;
   p.shape.batch = static_cast<int>(batch_count);
-  p.shape.a = check_storage("A", a_offset, lda, a_rows, a_cols, a_needed);
-  p.shape.b = check_storage("B", b_offset, ldb, b_rows, b_cols, b_needed);
-  p.shape.c = check_storage("C", c_offset, ldc, m, n, c_needed);
-  a_needed = check_stride("A", a_stride, batch_count, a_needed);
-  b_needed = check_stride("B", b_stride, batch_count, b_needed);
-  c_needed = check_stride("C", c_stride, batch_count, c_needed);
+  const std::size_t size = p.scalar_size();
+  const long long a_rows = checked.a_rows, a_cols = checked.a_cols, b_rows = checked.b_rows, b_cols = checked.b_cols;
+  // The elements of each buffer the whole batch reaches.
+  const long long a_needed = check_stride("A", a_stride, batch_count, checked.a_needed);
+  const long long b_needed = check_stride("B", b_stride, batch_count, checked.b_needed);
+  const long long c_needed = check_stride("C", c_stride, batch_count, checked.c_needed);
   // A batch of one is the single product, planned as gemm plans it (a stride that is no whole vector changes nothing).
   p.shape.a.stride = batch_count > 1 ? static_cast<int>(a_stride) : 0;
   p.shape.b.stride = batch_count > 1 ? static_cast<int>(b_stride) : 0;
