@@ -16,7 +16,7 @@ namespace tilegemm::detail {
 
 // Calls fn(std::integral_constant<Family, F>{}) for the family `family`; false for a value that names none.
 template <class Fn>
-bool with_family(Family family, Fn&& fn) {
+constexpr bool with_family(Family family, Fn&& fn) {
   switch (family) {
     case Family::naive:
       fn(std::integral_constant<Family, Family::naive>{});
@@ -56,7 +56,7 @@ inline std::optional<Family> family_named(std::string_view name) {
 
 // The first rule of TileConfig or of the family that `t` breaks, as a sentence, or nullptr: the static_asserts'
 // predicates, so that a configuration read at run time obeys exactly what a TileConfig would.
-inline const char* rule_broken(Family family, const TileShape& t) {
+constexpr const char* rule_broken(Family family, const TileShape& t) {
   if (const char* broken = shared_rule_broken(t)) return broken;
   const char* broken = "the family is not one tilegemm has";
   with_family(family, [&](auto f) {
