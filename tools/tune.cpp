@@ -1,12 +1,15 @@
 // tilegemm-tune: times tilegemm's candidate configurations on this device per shape class, checks their results, and
 // writes the winners to tuned.txt in the cache folder, where AutoConfig reads them (README, "Tuning").
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <tilegemm/core.hpp>
 #include <tilegemm/gemm/tuned_configs.hpp>
 #include <vector>
@@ -84,6 +87,24 @@ inline Plan plan_with(const KernelDescription* config, const ProductShape& s, co
   return tilegemm::detail::plan_default(shape, device, scalar_size, math, config ? &choices : nullptr);
 }
 
+// Merges `entries` into the winners file: lines of the same device, driver, precision and class are replaced, those
+// of others kept, damaged or stale ones dropped; written atomically.
+inline void write_winners(const std::filesystem::path& path, const std::vector<TunedEntry>& entries) {
+  using namespace tilegemm::detail;
+  std::vector<TunedEntry> all;
+  for (const TunedEntry& old : tuned_file::parse(tuned_file_text(path))) {
+    const bool replaced = std::any_of(entries.begin(), entries.end(), [&](const TunedEntry& e) {
+      return e.device == old.device && tuned_file::field_text(e.driver) == old.driver && e.precision == old.precision &&
+             e.shape_class == old.shape_class;
+    });
+    if (!replaced) all.push_back(old);
+  }
+  all.insert(all.end(), entries.begin(), entries.end());
+  const std::string text = tuned_file::text_of(all);
+  const std::string problem = cache_file::write_atomically(path, std::vector<unsigned char>(text.begin(), text.end()));
+  if (!problem.empty()) throw std::runtime_error("cannot write the winners: " + problem);
+}
+
 struct Tuner {
   const Options& options;
   CallContext call;
@@ -91,9 +112,39 @@ struct Tuner {
   Clock::time_point deadline;
   bool out_of_time = false;
 
+  long long steps = 0;
+
+  // Whether one more measurement may start (and counts it).
   bool time_left() {
-    if (Clock::now() >= deadline) out_of_time = true;
+    if (Clock::now() >= deadline || (options.max_steps >= 0 && steps >= options.max_steps)) out_of_time = true;
+    if (!out_of_time) ++steps;
     return !out_of_time;
+  }
+
+  // "ok", or why `config` may not win: "wrong: ..." (a result off the reference, or a failure), "skipped: ...".
+  template <class Scalar>
+  std::string check(const KernelDescription& config, std::size_t size, MathMode math, double tolerance) {
+    const TileShape& t = config.tile;
+    std::string verdict = "ok";
+    try {
+      for (const ProductShape s :
+           {ProductShape{2 * t.tsm + 5, 2 * t.tsn + 3, 8 * t.tsk + 7}, ProductShape{256, 256, 256}}) {
+        const Operands<Scalar> operands(call, s, static_cast<unsigned>(s.m + s.k));
+        const Plan plan = plan_with(&config, s, call.limits, size, math);
+        if (plan.chosen != tilegemm::detail::Chosen::tuned) return "skipped: AutoConfig would not run it here";
+        operands.poison(call);
+        tilegemm::detail::execute(call, plan, operands.problem, {});
+        const std::string wrong = operands.check(call, tolerance);
+        if (!wrong.empty()) {
+          verdict = "wrong: " + wrong;
+          break;
+        }
+      }
+    } catch (const std::exception& e) {
+      verdict = std::string("wrong: failed: ") + e.what();
+    }
+    for (char& c : verdict) c = c == '\n' || c == '|' ? ' ' : c;
+    return verdict.substr(0, 400);
   }
 
   template <class Scalar>
@@ -129,7 +180,10 @@ struct Tuner {
       std::string why;
       const std::optional<KernelDescription> config = describe_at_run_time(c.family, c.tile, &why);
       if (!config) throw std::logic_error("candidate refused: " + why);
-      if (!asked.empty() && asked.erase(config->name()) == 0) continue;
+      if (!options.candidates.empty() && asked.erase(config->name()) == 0 &&
+          std::find(options.candidates.begin(), options.candidates.end(), config->name()) == options.candidates.end()) {
+        continue;
+      }
       const std::string reason = unfit_reason(*config, device, size, math);
       if (reason.empty()) {
         runnable.push_back({config->name(), *config});
@@ -146,43 +200,43 @@ struct Tuner {
     ProgressBar bar(deadline);
     const double tolerance = tolerance_for(size, math);
 
-    // Every candidate's result on odd sizes (a tiled corner, strips, K off its slices) against the reference.
+    // Every candidate's result against the reference on odd sizes (a tiled corner, strips, K off its slices) and on
+    // whole tiles (which also builds the program the timings use), on several threads: most of this is compiling.
     bar.start(precision + " check", runnable.size());
-    for (Runnable& r : runnable) {
-      const std::string key = "check " + r.name;
-      const std::string* known = progress.find(key);
-      if (!known && !time_left()) break;
-      std::string verdict = known ? *known : "";
-      if (!known) {
-        const TileShape& t = r.config.tile;
-        const ProductShape odd{2 * t.tsm + 5, 2 * t.tsn + 3, 8 * t.tsk + 7};
-        try {
-          const Operands<Scalar> operands(call, odd, 7);
-          const Plan plan = plan_with(&r.config, odd, device, size, math);
-          if (plan.chosen != Chosen::tuned) {
-            verdict = "skipped: AutoConfig would not run it here";
-          } else {
-            operands.poison(call);
-            execute(call, plan, operands.problem, {});
-            const std::string wrong = operands.check(call, tolerance);
-            verdict = wrong.empty() ? "ok" : "wrong: " + wrong;
+    std::mutex lock;  // the progress file, the bar and stderr
+    std::atomic<std::size_t> next{0};
+    const auto check_all = [&] {
+      for (std::size_t i = next++; i < runnable.size(); i = next++) {
+        Runnable& r = runnable[i];
+        const std::string key = "check " + r.name;
+        const std::string* known = nullptr;
+        {
+          std::lock_guard<std::mutex> guard(lock);
+          known = progress.find(key);
+          if (!known && !time_left()) {
+            r.wrong = true;  // not checked: never timed
+            continue;
           }
-        } catch (const std::exception& e) {
-          verdict = std::string("wrong: failed: ") + e.what();
         }
-        for (char& c : verdict) c = c == '\n' || c == '|' ? ' ' : c;
-        progress.put(key, verdict.substr(0, 400));
-      }
-      if (verdict != "ok") {
-        r.wrong = true;
-        if (verdict.rfind("wrong", 0) == 0) {
-          bar.end();
-          std::fprintf(stderr, "tilegemm-tune: %s gives wrong results and is left out: %s\n", r.name.c_str(),
-                       verdict.c_str() + 7);
+        std::string verdict = known ? *known : check<Scalar>(r.config, size, math, tolerance);
+        std::lock_guard<std::mutex> guard(lock);
+        if (!known) progress.put(key, verdict);
+        if (verdict != "ok") {
+          r.wrong = true;
+          if (verdict.rfind("wrong", 0) == 0) {
+            bar.end();
+            std::fprintf(stderr, "tilegemm-tune: %s gives wrong results and is left out: %s\n", r.name.c_str(),
+                         verdict.c_str() + 7);
+          }
         }
+        bar.step(r.name, !known);
       }
-      bar.step(r.name, !known);
-    }
+    };
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < std::clamp(std::thread::hardware_concurrency(), 1u, 8u); ++t)
+      threads.emplace_back(check_all);
+    check_all();
+    for (std::thread& t : threads) t.join();
     bar.end();
 
     for (const ShapeClass c : classes) {
@@ -252,7 +306,7 @@ struct Tuner {
             if (t < best) {
               best = t;
               char text[96];
-              std::snprintf(text, sizeof text, "%.1f TFLOP/s (%s)", tflops(s, t), name.c_str());
+              std::snprintf(text, sizeof text, "%.3g TFLOP/s (%s)", tflops(s, t), name.c_str());
               bar.set_best(text);
             }
           }
@@ -329,10 +383,11 @@ struct Tuner {
       const std::optional<KernelDescription> winner =
           entry.model ? std::nullopt : describe_at_run_time(entry.family, entry.tile);
       entry.tflops = winner ? mean_tflops(winner->name()) : entry.builtin_tflops;
-      std::printf("%-8s %-14s %-40s %7.2f TFLOP/s, built-in %7.2f (%.2fx)\n", precision.c_str(), class_name.c_str(),
+      std::printf("%-8s %-14s %-40s %7.3g TFLOP/s, built-in %7.3g (%.2fx)\n", precision.c_str(), class_name.c_str(),
                   winner ? winner->name().c_str() : "built-in choice kept", entry.tflops, entry.builtin_tflops,
                   entry.builtin_tflops > 0 ? entry.tflops / entry.builtin_tflops : 0.0);
       std::fflush(stdout);
+      write_winners(file, {entry});  // now, so that a run stopped later keeps this class's winner
       entries.push_back(entry);
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
@@ -348,24 +403,6 @@ struct Tuner {
     return entries;
   }
 };
-
-// Merges `entries` into the winners file: lines of the same device, driver, precision and class are replaced, those
-// of others kept, damaged or stale ones dropped; written atomically.
-inline void write_winners(const std::filesystem::path& path, const std::vector<TunedEntry>& entries) {
-  using namespace tilegemm::detail;
-  std::vector<TunedEntry> all;
-  for (const TunedEntry& old : tuned_file::parse(tuned_file_text(path))) {
-    const bool replaced = std::any_of(entries.begin(), entries.end(), [&](const TunedEntry& e) {
-      return e.device == old.device && tuned_file::field_text(e.driver) == old.driver && e.precision == old.precision &&
-             e.shape_class == old.shape_class;
-    });
-    if (!replaced) all.push_back(old);
-  }
-  all.insert(all.end(), entries.begin(), entries.end());
-  const std::string text = tuned_file::text_of(all);
-  const std::string problem = cache_file::write_atomically(path, std::vector<unsigned char>(text.begin(), text.end()));
-  if (!problem.empty()) throw std::runtime_error("cannot write the winners: " + problem);
-}
 
 }  // namespace tune
 
@@ -410,7 +447,6 @@ int main(int argc, char** argv) {
       entries.insert(entries.end(), found.begin(), found.end());
     }
     if (!entries.empty()) {
-      write_winners(file, entries);
       std::fprintf(stderr, "tilegemm-tune: %zu winners written to %s\n", entries.size(), file.string().c_str());
     }
     return tuner.out_of_time ? 3 : 0;

@@ -21,7 +21,8 @@ struct Options {
   std::vector<tilegemm::detail::ShapeClass> classes;  // empty: every class (or those of --shapes)
   std::vector<ProductShape> shapes;                   // replace the classes' own shapes (each goes to its class)
   std::vector<std::string> candidates;                // only these configurations (names as --list prints them)
-  std::string file;  // the winners file; empty: tuned.txt in the cache folder (partial results beside it)
+  long long max_steps = -1;  // stop after this many new measurements, as the time budget would (tests); -1: no limit
+  std::string file;          // the winners file; empty: tuned.txt in the cache folder (partial results beside it)
   bool list = false;
   bool restart = false;  // forget the partial results of earlier runs
   bool help = false;
@@ -39,6 +40,7 @@ winners to tuned.txt in tilegemm's cache folder, where gpu_gemm's default choice
                      short_wide, large_k
   --shapes MxNxK,... time these shapes instead of the classes' own (each for the class it belongs to)
   --candidates N,... only these configurations, named as --list prints them
+  --max-steps N      stop after N new checks or timings, as the time budget would (for tests)
   --file PATH        write the winners to PATH instead (AutoConfig reads only the cache folder's tuned.txt)
   --list             print the candidates and exit
   --restart          forget the partial results of earlier runs
@@ -101,6 +103,8 @@ inline Options parse_options(int argc, char** argv) {
       for (const std::string& s : split_list(value())) o.shapes.push_back(parse_shape(s));
     } else if (arg == "--candidates") {
       o.candidates = split_list(value());
+    } else if (arg == "--max-steps") {
+      o.max_steps = std::atoll(value().c_str());
     } else if (arg == "--file") {
       o.file = value();
     } else if (arg == "--list") {

@@ -43,6 +43,7 @@ inline std::string choice_line(const Plan& plan, const GemmShape& s, const Devic
     case Chosen::model_tuned:
       return line + " (built-in model; the tuner found nothing faster for " + shape + ")";
     default:
+      if (s.batch > 1) return line + " (built-in model; batches are not tuned)";
       return line + " (built-in model; no tuned winner for " + shape + " on this device)";
   }
 }
