@@ -195,6 +195,11 @@ TEST_CASE("shape classes", "[unit]") {
   CHECK(shape_class(1024, 8192, 1024) == ShapeClass::short_wide);
   CHECK(shape_class(128, 128, 131072) == ShapeClass::large_k);
   CHECK(shape_class(1, 1, 1) == ShapeClass::square_small);
+  CHECK(shape_class(64, 64, 8192) == ShapeClass::square_small);  // small products of any shape
+  CHECK(shape_class(2000, 100, 100) == ShapeClass::square_small);
+  CHECK(shape_class(300, 300, 10000) == ShapeClass::large_k);
+  CHECK(shape_class(4000, 700, 1000) == ShapeClass::tall_skinny);
+  CHECK(shape_class(700, 4000, 1000) == ShapeClass::short_wide);
   for (std::size_t c = 0; c < shape_class_count; ++c) {
     CHECK(shape_class_named(shape_class_names[c]) == static_cast<ShapeClass>(c));
   }
