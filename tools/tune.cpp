@@ -261,7 +261,21 @@ struct Tuner {
       bool complete = true;
       const auto measure = [&](const ProductShape& s, const std::vector<Runnable*>& who, const std::string& stage) {
         bar.start(precision + " " + class_name + " " + stage + " " + s.text(), who.size() + 1);
+        // The operands, made once for every contender; a shape the device cannot hold is left out with a note.
         std::optional<Operands<Scalar>> operands;
+        bool measured_before = true;
+        for (std::size_t i = 0; i <= who.size() && measured_before; ++i) {
+          measured_before = progress.find("time " + s.text() + " " + (i == 0 ? "model" : who[i - 1]->name)) != nullptr;
+        }
+        if (!measured_before) {
+          try {
+            operands.emplace(call, s, static_cast<unsigned>(s.m * 31 + s.n * 17 + s.k));
+          } catch (const std::exception& e) {
+            std::fprintf(stderr, "tilegemm-tune: %s left out of %s: its operands do not fit (%s)\n", s.text().c_str(),
+                         class_name.c_str(), e.what());
+            return;
+          }
+        }
         double best = std::numeric_limits<double>::infinity();
         for (std::size_t i = 0; i <= who.size(); ++i) {
           Runnable* r = i == 0 ? nullptr : who[i - 1];
@@ -279,7 +293,6 @@ struct Tuner {
           std::string value = known ? *known : "";
           if (!known) {
             try {
-              if (!operands) operands.emplace(call, s, static_cast<unsigned>(s.m * 31 + s.n * 17 + s.k));
               const Plan plan = plan_with(r ? &r->config : nullptr, s, device, size, math);
               if (r && plan.chosen != Chosen::tuned) {
                 value = "n/a";
@@ -323,16 +336,20 @@ struct Tuner {
       const auto score = [&](const std::string& name, const std::vector<ProductShape>& shapes, double& mean,
                              double& worst) {
         double log_sum = 0;
+        int used = 0;
         worst = std::numeric_limits<double>::infinity();
         for (const ProductShape& s : shapes) {
           const auto& times = ms[s.text()];
           const auto mine = times.find(name), model = times.find("model");
-          if (mine == times.end() || model == times.end()) return false;
+          if (model == times.end()) continue;  // a shape left out (its operands did not fit)
+          if (mine == times.end()) return false;
           const double ratio = model->second / mine->second;
           log_sum += std::log(ratio);
           worst = std::min(worst, ratio);
+          ++used;
         }
-        mean = std::exp(log_sum / static_cast<double>(shapes.size()));
+        if (used == 0) return false;
+        mean = std::exp(log_sum / used);
         return true;
       };
       std::vector<std::pair<double, Runnable*>> ranked;
