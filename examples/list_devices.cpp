@@ -29,7 +29,8 @@ int main() try {
   std::printf(
       "\n* marks the device tilegemm uses. Choose with TILEGEMM_DEVICE=cpu, gpu or accelerator (first of that type),\n"
       "or any case-insensitive part of \"platform / device\" above; unset picks the first GPU, else the first "
-      "device.\n");
+      "device.\ntilegemm-tune times configurations on it for the default choice; TILEGEMM_VERBOSE=1 prints the one "
+      "each product uses.\n");
   return problem.empty() ? EXIT_SUCCESS : EXIT_FAILURE;
 } catch (const tilegemm::Error& e) {  // e.g. no OpenCL platform: the message says how to install one
   std::fprintf(stderr, "%s\n", e.what());

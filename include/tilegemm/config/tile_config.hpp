@@ -25,11 +25,43 @@ inline std::string config_name(const char* family, const TileShape& t) {
   return t.stages > 1 ? text + " s" + std::to_string(t.stages) : text;
 }
 
+// The rules every TileConfig obeys, as predicates on plain values: TileConfig's static_asserts and the check of a
+// configuration read at run time (kernels/runtime_description.hpp) both use them. Each is false, never a division
+// by zero, for sizes that break an earlier rule.
+constexpr bool sizes_positive(const TileShape& t) {
+  return t.tsm > 0 && t.tsn > 0 && t.tsk > 0 && t.wptm > 0 && t.wptn > 0 && t.vw > 0;
+}
+constexpr bool work_divides_tiles(const TileShape& t) {
+  return sizes_positive(t) && t.tsm % t.wptm == 0 && t.tsn % t.wptn == 0;
+}
+constexpr long long group_threads(const TileShape& t) {
+  return work_divides_tiles(t) ? static_cast<long long>(t.tsm / t.wptm) * (t.tsn / t.wptn) : 0;
+}
+inline constexpr int largest_group = 1024;
+constexpr bool group_size_allowed(const TileShape& t) { return group_threads(t) <= largest_group; }
+constexpr bool vector_width_allowed(int vw) { return vw == 1 || vw == 2 || vw == 4 || vw == 8 || vw == 16; }
+constexpr bool tiles_hold_vectors(const TileShape& t) {
+  return sizes_positive(t) && t.tsm % t.vw == 0 && t.tsn % t.vw == 0;
+}
 // The rule of every family that stages tiles in local memory: its work-items share the loads of a tile evenly.
+constexpr bool loads_even(const TileShape& t) {
+  const long long threads = group_threads(t);
+  return threads > 0 && (static_cast<long long>(t.tsk) * t.tsm) % (t.vw * threads) == 0 &&
+         (static_cast<long long>(t.tsk) * t.tsn) % (t.vw * threads) == 0;
+}
+// The first of the rules above that `t` breaks, as a sentence, or nullptr.
+constexpr const char* shared_rule_broken(const TileShape& t) {
+  if (!sizes_positive(t)) return "every tile size, work-per-thread and vector width must be positive";
+  if (!work_divides_tiles(t)) return "TSM must be a multiple of WPTM and TSN of WPTN";
+  if (!group_size_allowed(t)) return "a work-group may have at most 1024 work-items";
+  if (!vector_width_allowed(t.vw)) return "the vector width VW must be 1, 2, 4, 8 or 16";
+  if (!tiles_hold_vectors(t)) return "TSM and TSN must be multiples of the vector width VW";
+  return nullptr;
+}
+
 template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
 constexpr bool tiles_load_evenly() {
-  constexpr int threads = (TSM / WPTM) * (TSN / WPTN);
-  static_assert((TSK * TSM) % (VW * threads) == 0 && (TSK * TSN) % (VW * threads) == 0,
+  static_assert(loads_even(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
                 "TileConfig: the work-items of a group must share the loads of a tile evenly: TSK * TSM and TSK * TSN "
                 "must both be multiples of VW * (TSM / WPTM) * (TSN / WPTN).");
   return true;
@@ -52,13 +84,14 @@ struct TileConfig {
   static constexpr int VW = VW_;
   static constexpr Family family = Family_;
   static constexpr int stages = Stages_;
+  static constexpr detail::TileShape given = {TSM_, TSN_, TSK_, WPTM_, WPTN_, VW_, Stages_};
 
-  static_assert(TSM > 0 && TSN > 0 && TSK > 0 && WPTM > 0 && WPTN > 0 && VW > 0,
+  static_assert(detail::sizes_positive(given),
                 "TileConfig: every tile size, work-per-thread and vector width must be positive.");
-  static_assert(TSM % WPTM == 0,
+  static_assert(!detail::sizes_positive(given) || given.tsm % given.wptm == 0,
                 "TileConfig: TSM must be a multiple of WPTM, since each work-item computes WPTM of "
                 "the TSM rows of a tile.");
-  static_assert(TSN % WPTN == 0,
+  static_assert(!detail::sizes_positive(given) || given.tsn % given.wptn == 0,
                 "TileConfig: TSN must be a multiple of WPTN, since each work-item computes WPTN of "
                 "the TSN columns of a tile.");
 
@@ -66,13 +99,13 @@ struct TileConfig {
   static constexpr int threads_m = TSM / WPTM;
   static constexpr int threads_n = TSN / WPTN;
   static constexpr int threads = threads_m * threads_n;
-  static_assert(threads <= 1024,
+  static_assert(detail::group_size_allowed(given),
                 "TileConfig: a work-group may have at most 1024 work-items; (TSM / WPTM) * (TSN / "
                 "WPTN) is larger. Raise WPTM or WPTN, or shrink the tiles.");
 
-  static_assert(VW == 1 || VW == 2 || VW == 4 || VW == 8 || VW == 16,
+  static_assert(detail::vector_width_allowed(VW),
                 "TileConfig: the vector width VW must be 1, 2, 4, 8 or 16 (the OpenCL vector sizes).");
-  static_assert(TSM % VW == 0 && TSN % VW == 0,
+  static_assert(detail::tiles_hold_vectors(given),
                 "TileConfig: TSM and TSN must be multiples of the vector width VW, since tiles are loaded in vectors.");
 
   // Vectors of A and of B each work-item moves from global to local memory per TSK slice (LPTA and LPTB).

@@ -10,6 +10,8 @@
 #include "../kernels/kernel_description.hpp"
 #include "../runtime/device_limits.hpp"
 #include "plan.hpp"
+#include "shape_class.hpp"
+#include "tuned_choices.hpp"
 
 namespace tilegemm::detail {
 
@@ -182,14 +184,41 @@ inline bool plan_tensor_cores(Plan& plan, const GemmShape& s, const DeviceLimits
   return false;
 }
 
+// The plan of a product with the tuner's winner for its class (a configuration read at run time, not necessarily one
+// of the candidates above), where that winner runs on this device in this math mode; false otherwise (the model
+// decides then). Tiled corner and strips as for the model's candidates.
+inline bool plan_tuned(Plan& plan, const KernelDescription& config, const GemmShape& s, const DeviceLimits& device,
+                       std::size_t scalar_size, MathMode math) {
+  if (!work_group_fits(device, config.threads_m, config.threads_n, config.local_memory_elements * scalar_size) ||
+      (config.uses_tensor_cores && (!has_tensor_cores(device) || !math_allows_tensor_cores(scalar_size, math)))) {
+    return false;
+  }
+  auto [corner_m, corner_n] = tiled_corner(s.m, s.n, config.tile.tsm, config.tile.tsn);
+  if (config.splits_k || !strips_run_on(config, device, scalar_size)) {
+    corner_m = s.m;  // all of C in tiles
+    corner_n = s.n;
+  }
+  PlanOptions options;
+  options.corner_m = corner_m;
+  options.corner_n = corner_n;
+  options.math = math;
+  try {
+    plan = plan_product(config, s, device, scalar_size, options);
+    plan.chosen = Chosen::tuned;
+    return true;
+  } catch (const Error&) {
+    return false;  // e.g. a packed copy or a workspace larger than the device's largest buffer
+  }
+}
+
 // The plan AutoConfig makes for a product on a device in a math mode: the candidate, the corner of C its tiles cover
 // (the thin rest goes to the strip code) and how it takes the operands. Each GPU candidate is planned in full, so
 // that the choice sees the edge mode the run will use. A batch of small products gets a whole problem per
 // work-group (small_batch_choice); other batches are chosen for by the same rules and model with the tiles of the
 // whole batch (many small products fill a device that one would not), without split-K or corners: one launch of
 // whole tiles.
-inline Plan plan_default(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
-                         MathMode math = MathMode::ieee) {
+inline Plan plan_model(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
+                       MathMode math = MathMode::ieee) {
   if (device.type & CL_DEVICE_TYPE_CPU) {
     const std::size_t choice = candidate_fits(cpu, device, scalar_size) ? cpu : fallback_for(device, scalar_size);
     return plan_product(default_candidates[choice], s, device, scalar_size);
@@ -238,6 +267,24 @@ inline Plan plan_default(const GemmShape& s, const DeviceLimits& device, std::si
     }
   }
   return found ? best : plan_product(default_candidates[fallback_for(device, scalar_size)], s, device, scalar_size);
+}
+
+// AutoConfig's plan: the tuner's winner for the shape's class where `tuned` (the winners for this device and
+// precision, gemm/tuned_configs.hpp; null: none) has one that runs here, else the model's (plan_model). A batch of
+// several products always takes the model's: the tuner times single products.
+inline Plan plan_default(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
+                         MathMode math = MathMode::ieee, const TunedChoices* tuned = nullptr) {
+  bool confirmed = false;
+  if (tuned != nullptr && s.batch <= 1) {
+    const TunedChoice& choice = (*tuned)[static_cast<std::size_t>(shape_class(s.m, s.n, s.k))];
+    if (Plan plan; choice.present && !choice.model && plan_tuned(plan, choice.config, s, device, scalar_size, math)) {
+      return plan;
+    }
+    confirmed = choice.present && choice.model;
+  }
+  Plan plan = plan_model(s, device, scalar_size, math);
+  plan.chosen = confirmed ? Chosen::model_tuned : Chosen::model;
+  return plan;
 }
 
 }  // namespace tilegemm::detail

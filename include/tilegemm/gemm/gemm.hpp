@@ -14,6 +14,8 @@
 #include "default_plan.hpp"
 #include "executor.hpp"
 #include "plan.hpp"
+#include "tuned_configs.hpp"
+#include "verbose.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -31,14 +33,16 @@ constexpr const KernelDescription* description_of() {
   }
 }
 
-// The plan of a checked product (or batch of products) with `config` (null: the default choice) on the call's device.
+// The plan of a checked product (or batch of products) with `config` (null: the default choice, with the tuner's
+// winners for the device where its file has some) on the call's device.
 inline Plan plan_gemm(const KernelDescription* config, const GemmShape& s, bool alpha_is_zero,
                       const DeviceLimits& device, std::size_t scalar_size, const PlanOptions& options = {}) {
   require_fp64(device, scalar_size);
   if (s.m == 0 || s.n == 0 || s.batch == 0) return plan_without_product(Work::nothing, s, device);
   if (s.k == 0 || alpha_is_zero) return plan_without_product(Work::scale_c, s, device);
   return config ? plan_product(*config, s, device, scalar_size, options)
-                : plan_default(s, device, scalar_size, options.math);
+                : plan_default(s, device, scalar_size, options.math,
+                               TunedConfigs::shared().find(device, scalar_size, options.math));
 }
 
 // Plans and runs a checked product in the math mode of this thread's call (math_mode()); the returned event
@@ -48,6 +52,7 @@ inline cl::Event run_gemm(const CallContext& call, const KernelDescription* conf
   PlanOptions options;
   options.math = math_mode();
   const Plan plan = plan_gemm(config, p.shape, p.alpha.value == 0, call.limits, p.scalar_size(), options);
+  report_choice(plan, p.shape, call.limits, p.scalar_size(), options.math);
   return execute(call, plan, p, wait);
 }
 

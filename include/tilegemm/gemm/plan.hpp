@@ -55,8 +55,13 @@ struct OperandPlan {
   int inner_padded = 0;
 };
 
+// Why a plan has its configuration (what TILEGEMM_VERBOSE=1 prints): named by the caller's Config, the tuner's
+// winner for the shape's class (gemm/tuned_configs.hpp), or the built-in model, which the tuner may have confirmed.
+enum class Chosen { given, tuned, model, model_tuned };
+
 struct Plan {
   Work work = Work::nothing;
+  Chosen chosen = Chosen::given;
   KernelDescription config;
   Variant variant;
   int corner_m = 0;  // the rows and columns of C that whole tiles compute (all of C unless strips are left over)

@@ -6,29 +6,28 @@
 
 #include "../config/fixed_string.hpp"
 #include "../config/tile_config.hpp"
+#include "preamble_lines.hpp"
 #include "program_text.hpp"
 
 namespace tilegemm::detail {
 
 // A family's FamilyTraits derives from this and sets the rest (name, access, rules_hold, local_memory_elements,
 // product): no split-K, an entry point that takes batches (it ends with BATCH_PARAMETERS, kernels/common.hpp), no
-// tensor cores, no pipeline stages, no preamble lines of its own, no shared code before its entry point, no entry
-// point that also multiplies strips.
+// tensor cores, no pipeline stages (stages_fit, stages_hold), no preamble lines of its own, no shared code before its
+// entry point, no entry point that also multiplies strips.
 struct FamilyDefaults {
   static constexpr bool splits_k = false;
   static constexpr bool takes_batches = true;
   static constexpr bool uses_tensor_cores = false;  // runs only where the planner finds tensor cores (Variant::mma)
+  static constexpr bool stages_fit(int stages) { return stages == 1; }
   template <int Stages>
   static constexpr bool stages_hold() {
-    static_assert(Stages == 1,
+    static_assert(stages_fit(Stages),
                   "TileConfig: only the tensor_cores family keeps several slices in flight; leave Stages at 1 for the "
                   "others.");
     return true;
   }
-  template <class Config>
-  static constexpr auto defines() {
-    return fixed_string("");
-  }
+  static constexpr void defines(PreambleLines&, const TileShape&) {}
   static constexpr TextPiece helpers = {};
   static constexpr EntryPoint product_and_strips = {};
 };

@@ -38,24 +38,33 @@ struct KernelDescription {
   std::string name() const { return config_name(family_name, tile); }
 };
 
+// A configuration of family F with tiles `t` (TileConfig's rules and the family's hold) and its preamble: one
+// definition for describe<Config> and for configurations read at run time (kernels/runtime_description.hpp).
+template <Family F>
+constexpr KernelDescription description_of_family(const TileShape& t, TextPiece config_preamble) {
+  using Traits = FamilyTraits<F>;
+  const int threads_m = t.tsm / t.wptm;
+  const int threads_n = t.tsn / t.wptn;
+  return {Traits::name,
+          F,
+          Traits::access,
+          Traits::splits_k,
+          Traits::takes_batches,
+          Traits::uses_tensor_cores,
+          Traits::product_and_strips.name != nullptr && fused_strips_fit(threads_m * threads_n),
+          t,
+          threads_m,
+          threads_n,
+          Traits::local_memory_elements(t),
+          config_preamble,
+          Traits::helpers,
+          Traits::product,
+          Traits::product_and_strips};
+}
+
 template <class Config>
-inline constexpr KernelDescription describe = {
-    FamilyTraits<Config::family>::name,
-    Config::family,
-    FamilyTraits<Config::family>::access,
-    FamilyTraits<Config::family>::splits_k,
-    FamilyTraits<Config::family>::takes_batches,
-    FamilyTraits<Config::family>::uses_tensor_cores,
-    FamilyTraits<Config::family>::product_and_strips.name != nullptr&& fused_strips_fit(Config::threads),
-    Config::shape,
-    Config::threads_m,
-    Config::threads_n,
-    Config::local_memory_elements,
-    piece(config_preamble_text<Config>.view()),
-    FamilyTraits<Config::family>::helpers,
-    FamilyTraits<Config::family>::product,
-    FamilyTraits<Config::family>::product_and_strips,
-};
+inline constexpr KernelDescription describe =
+    description_of_family<Config::family>(Config::shape, piece(config_preamble_text<Config>.view()));
 
 // The program of one variant of a configuration, for float or double.
 inline ProgramText gemm_program(const KernelDescription& config, bool is_double, const Variant& variant) {

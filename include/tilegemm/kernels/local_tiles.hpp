@@ -46,6 +46,11 @@ void gemm_local_tiles(GEMM_PARAMETERS(real), BATCH_PARAMETERS) {
 }
 )CLC";
 
+// Square tiles, one row of C per work-item, no vectors.
+constexpr bool local_tiles_shape(const TileShape& t) {
+  return t.tsm == t.tsn && t.tsn == t.tsk && t.wptm == 1 && t.vw == 1;
+}
+
 template <>
 struct FamilyTraits<Family::local_tiles> : FamilyDefaults {
   static constexpr char name[] = "local_tiles";
@@ -53,10 +58,14 @@ struct FamilyTraits<Family::local_tiles> : FamilyDefaults {
 
   template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
   static constexpr bool rules_hold() {
-    static_assert(TSM == TSN && TSN == TSK && WPTM == 1 && VW == 1,
+    static_assert(local_tiles_shape(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
                   "TileConfig: the local_tiles family needs square tiles (TSM == TSN == TSK), WPTM == 1 and VW == 1; "
                   "use LocalTiles<TS> or MoreWorkPerThread<TS, WPT>.");
     return tiles_load_evenly<TSM, TSN, TSK, WPTM, WPTN, VW>();
+  }
+  static constexpr const char* rule_broken(const TileShape& t) {
+    if (!local_tiles_shape(t)) return "the local_tiles family needs TSM == TSN == TSK, WPTM == 1 and VW == 1";
+    return loads_even(t) ? nullptr : "the work-items of a group must share the loads of a tile evenly";
   }
   static constexpr std::size_t local_memory_elements(const TileShape& t) {
     return single_buffered_local_elements(t);  // Asub and Bsub

@@ -26,6 +26,9 @@ void gemm_naive(GEMM_PARAMETERS(real), BATCH_PARAMETERS) {
 }
 )CLC";
 
+// One element per work-item, no tiles in K, no vectors.
+constexpr bool naive_shape(const TileShape& t) { return t.wptm == 1 && t.wptn == 1 && t.tsk == 1 && t.vw == 1; }
+
 template <>
 struct FamilyTraits<Family::naive> : FamilyDefaults {
   static constexpr char name[] = "naive";
@@ -33,10 +36,13 @@ struct FamilyTraits<Family::naive> : FamilyDefaults {
 
   template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
   static constexpr bool rules_hold() {
-    static_assert(WPTM == 1 && WPTN == 1 && TSK == 1 && VW == 1,
+    static_assert(naive_shape(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
                   "TileConfig: the naive family computes one element per work-item without tiles in K: use "
                   "TileConfig<TSM, TSN, 1, 1, 1, 1, Family::naive> (or Naive<TSM, TSN>).");
     return true;
+  }
+  static constexpr const char* rule_broken(const TileShape& t) {
+    return naive_shape(t) ? nullptr : "the naive family needs TSK == WPTM == WPTN == VW == 1";
   }
   static constexpr std::size_t local_memory_elements(const TileShape&) { return 0; }
 

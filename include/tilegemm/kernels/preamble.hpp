@@ -7,6 +7,8 @@
 #include "../config/family.hpp"
 #include "../config/fixed_string.hpp"
 #include "../config/scalar.hpp"
+#include "../config/tile_config.hpp"
+#include "preamble_lines.hpp"
 #include "program_text.hpp"
 #include "variant.hpp"
 
@@ -33,18 +35,34 @@ inline TextPiece scalar_piece(bool is_double, int vector_width) {
   return is_double ? double_pieces[index] : float_pieces[index];
 }
 
-// The configuration's sizes and what is derived from them, then the family's own lines.
-template <class Config>
-constexpr auto tile_defines() {
-  return define_line<Config::TSM>("TSM") + define_line<Config::TSN>("TSN") + define_line<Config::TSK>("TSK") +
-         define_line<Config::WPTM>("WPTM") + define_line<Config::WPTN>("WPTN") + define_line<Config::VW>("VW") +
-         define_line<Config::threads_m>("THREADS_M") + define_line<Config::threads_n>("THREADS_N") +
-         define_line<Config::threads>("THREADS") + define_line<Config::loads_a>("LOADS_A") +
-         define_line<Config::loads_b>("LOADS_B");
+// The configuration's sizes and what is derived from them (the rules of TileConfig hold), then the family's own
+// lines: one definition for configurations named at compile time (config_preamble_text) and those read at run time
+// (kernels/runtime_description.hpp).
+constexpr void tile_defines(PreambleLines& lines, const TileShape& t) {
+  const int threads_m = t.tsm / t.wptm;
+  const int threads_n = t.tsn / t.wptn;
+  const int threads = threads_m * threads_n;
+  lines.define("TSM", t.tsm);
+  lines.define("TSN", t.tsn);
+  lines.define("TSK", t.tsk);
+  lines.define("WPTM", t.wptm);
+  lines.define("WPTN", t.wptn);
+  lines.define("VW", t.vw);
+  lines.define("THREADS_M", threads_m);
+  lines.define("THREADS_N", threads_n);
+  lines.define("THREADS", threads);
+  lines.define("LOADS_A", (t.tsk * t.tsm) / (t.vw * threads));
+  lines.define("LOADS_B", (t.tsk * t.tsn) / (t.vw * threads));
+}
+template <Family F>
+constexpr PreambleLines config_preamble_lines(const TileShape& t) {
+  PreambleLines lines;
+  tile_defines(lines, t);
+  FamilyTraits<F>::defines(lines, t);
+  return lines;
 }
 template <class Config>
-inline constexpr auto config_preamble_text =
-    tile_defines<Config>() + FamilyTraits<Config::family>::template defines<Config>();
+inline constexpr PreambleLines config_preamble_text = config_preamble_lines<Config::family>(Config::shape);
 
 // The variant's lines: the transposes for the families that read the caller's operands, the layouts and the edge
 // mode (with the modes' names) for those that read either layout, nothing for the packed ones.

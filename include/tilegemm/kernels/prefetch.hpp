@@ -287,19 +287,25 @@ void gemm_prefetch_strips(GEMM_PARAMETERS(realV), const int M_all, const int N_a
 
 // ROW_A and ROW_B: vectors per k of the local tiles, one of them padding (see the kernel's comment).
 constexpr int local_row_vectors(int outer_tile, int vw) { return outer_tile / vw + 1; }
-template <class Config>
-constexpr auto local_row_defines() {
-  return define_line<local_row_vectors(Config::TSM, Config::VW)>("ROW_A") +
-         define_line<local_row_vectors(Config::TSN, Config::VW)>("ROW_B");
+constexpr void local_row_defines(PreambleLines& lines, const TileShape& t) {
+  lines.define("ROW_A", local_row_vectors(t.tsm, t.vw));
+  lines.define("ROW_B", local_row_vectors(t.tsn, t.vw));
 }
 // Two buffers of each local tile, TSK steps of ROW_A (ROW_B) vectors each.
 constexpr std::size_t double_buffered_local_elements(const TileShape& t) {
   return static_cast<std::size_t>(2) * t.tsk * t.vw * (local_row_vectors(t.tsm, t.vw) + local_row_vectors(t.tsn, t.vw));
 }
 // The rules of the families that run the prefetch kernel's helpers: they read whole vectors along M, N and K.
+constexpr bool whole_vectors_per_item(const TileShape& t) {
+  return t.vw > 0 && t.wptm % t.vw == 0 && t.wptn % t.vw == 0 && t.tsk % t.vw == 0;
+}
+constexpr const char* double_buffered_rule_broken(const TileShape& t) {
+  if (!whole_vectors_per_item(t)) return "WPTM, WPTN and TSK must be multiples of the vector width VW";
+  return loads_even(t) ? nullptr : "the work-items of a group must share the loads of a tile evenly";
+}
 template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
 constexpr bool double_buffered_rules_hold() {
-  static_assert(WPTM % VW == 0 && WPTN % VW == 0 && TSK % VW == 0,
+  static_assert(whole_vectors_per_item(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
                 "TileConfig: the prefetch and split_k families read whole vectors along M, N and K, so WPTM, WPTN "
                 "and TSK must be multiples of the vector width VW.");
   return tiles_load_evenly<TSM, TSN, TSK, WPTM, WPTN, VW>();
@@ -314,15 +320,13 @@ struct FamilyTraits<Family::prefetch> : FamilyDefaults {
   static constexpr bool rules_hold() {
     return double_buffered_rules_hold<TSM, TSN, TSK, WPTM, WPTN, VW>();
   }
+  static constexpr const char* rule_broken(const TileShape& t) { return double_buffered_rule_broken(t); }
   static constexpr std::size_t local_memory_elements(const TileShape& t) { return double_buffered_local_elements(t); }
   // The strip code's parameters where its work-groups can multiply the strips too (fused_strips_fit).
-  template <class Config>
-  static constexpr auto defines() {
-    if constexpr (fused_strips_fit(Config::threads)) {
-      return local_row_defines<Config>() + strip_defines<fused_strip_panel, Config::threads / fused_strip_panel>();
-    } else {
-      return local_row_defines<Config>();
-    }
+  static constexpr void defines(PreambleLines& lines, const TileShape& t) {
+    local_row_defines(lines, t);
+    const int threads = (t.tsm / t.wptm) * (t.tsn / t.wptn);
+    if (fused_strips_fit(threads)) strip_defines(lines, fused_strip_panel, threads / fused_strip_panel);
   }
 
   static constexpr TextPiece helpers = prefetch_helpers;

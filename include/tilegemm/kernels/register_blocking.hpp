@@ -71,6 +71,9 @@ struct FamilyTraits<Family::register_blocking> : FamilyDefaults {
   static constexpr bool rules_hold() {
     return tiles_load_evenly<TSM, TSN, TSK, WPTM, WPTN, VW>();
   }
+  static constexpr const char* rule_broken(const TileShape& t) {
+    return loads_even(t) ? nullptr : "the work-items of a group must share the loads of a tile evenly";
+  }
   static constexpr std::size_t local_memory_elements(const TileShape& t) {
     return single_buffered_local_elements(t);  // Asub and Bsub
   }

@@ -8,7 +8,13 @@ namespace tilegemm::detail {
 
 inline constexpr int remainder_panel = 8;   // PANEL: long-side elements of C per work-group
 inline constexpr int remainder_lanes = 32;  // LANES: work-items per element, each summing every 32nd product
-inline constexpr auto remainder_defines_text = strip_defines<remainder_panel, remainder_lanes>();
+static_assert(strip_sums_fit(remainder_panel, remainder_lanes),
+              "the strip code's partial sums must fit its stage in local memory");
+inline constexpr PreambleLines remainder_defines_text = [] {
+  PreambleLines lines;
+  strip_defines(lines, remainder_panel, remainder_lanes);
+  return lines;
+}();
 inline constexpr TextPiece remainder_defines = piece(remainder_defines_text.view());
 
 // Needs the strip source (kernels/strip.hpp) before it, and TRANS_A and TRANS_B in the preamble.

@@ -40,11 +40,9 @@ struct FamilyTraits<Family::split_k> : FamilyDefaults {
   static constexpr bool rules_hold() {
     return double_buffered_rules_hold<TSM, TSN, TSK, WPTM, WPTN, VW>();
   }
+  static constexpr const char* rule_broken(const TileShape& t) { return double_buffered_rule_broken(t); }
   static constexpr std::size_t local_memory_elements(const TileShape& t) { return double_buffered_local_elements(t); }
-  template <class Config>
-  static constexpr auto defines() {
-    return local_row_defines<Config>();
-  }
+  static constexpr void defines(PreambleLines& lines, const TileShape& t) { local_row_defines(lines, t); }
 
   static constexpr TextPiece helpers = prefetch_helpers;
   static constexpr EntryPoint product = {"gemm_split_k", piece(split_k_source)};

@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include "../config/fixed_string.hpp"
+#include "preamble_lines.hpp"
 #include "program_text.hpp"
 
 namespace tilegemm::detail {
@@ -25,12 +26,13 @@ constexpr bool fused_strips_fit(int threads) {
   return threads % fused_strip_panel == 0 && strip_sums_fit(fused_strip_panel, threads / fused_strip_panel);
 }
 
-// The strip code's preamble for work-groups of Panel x Lanes work-items.
-template <int Panel, int Lanes>
-constexpr auto strip_defines() {
-  static_assert(strip_sums_fit(Panel, Lanes), "the strip code's partial sums must fit its stage in local memory");
-  return define_line<Panel>("PANEL") + define_line<Lanes>("LANES") + define_line<strip_stage>("STAGE") +
-         define_line<strip_width>("WIDTH") + define_line<strip_in_flight>("IN_FLIGHT");
+// The strip code's preamble for work-groups of panel x lanes work-items (strip_sums_fit must hold).
+constexpr void strip_defines(PreambleLines& lines, int panel, int lanes) {
+  lines.define("PANEL", panel);
+  lines.define("LANES", lanes);
+  lines.define("STAGE", strip_stage);
+  lines.define("WIDTH", strip_width);
+  lines.define("IN_FLIGHT", strip_in_flight);
 }
 
 // Work-groups of the strip code for the strips of an m x n C outside its corner [0, corner_m) x [0, corner_n):

@@ -296,6 +296,15 @@ constexpr std::size_t tensor_cores_local_elements(const TileShape& t) {
   return static_cast<std::size_t>(t.stages) * t.tsk * (t.tsm + t.tsn + 2 * tensor_row_pad_float);
 }
 
+// The rules of the tensor_cores family (see rules_hold below for their reasons), as predicates on plain values.
+constexpr bool tensor_vectors(const TileShape& t) { return t.vw == 4; }
+constexpr bool tensor_even_blocks(const TileShape& t) { return t.wptm % 2 == 0 && t.wptn % 2 == 0; }
+constexpr bool tensor_warps_tile(const TileShape& t) {
+  return t.wptm > 0 && t.wptn > 0 && (t.tsm / t.wptm) % 8 == 0 && (t.tsn / t.wptn) % 4 == 0;
+}
+constexpr bool tensor_slices(const TileShape& t) { return t.tsk % 4 == 0; }
+constexpr bool tensor_stages(int stages) { return stages >= 2 && stages <= 8; }
+
 template <>
 struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
   static constexpr char name[] = "tensor_cores";
@@ -306,35 +315,46 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
   // N, each holding WPTM x WPTN elements of C), so a group has (TSM / WPTM) / 8 x (TSN / WPTN) / 4 warps.
   template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
   static constexpr bool rules_hold() {
-    static_assert(VW == 4,
+    static_assert(tensor_vectors(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
                   "TileConfig: the tensor_cores family copies slices in pieces of 16 bytes and reads operands in place "
                   "at offsets and leading dimensions that are multiples of 4 elements: VW must be 4.");
-    static_assert(WPTM % 2 == 0 && WPTN % 2 == 0,
+    static_assert(tensor_even_blocks(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
                   "TileConfig: a tensor_cores warp's part of the tile, (8 WPTM) x (4 WPTN), is made of 16 x 8 tiles of "
                   "mma.sync: WPTM and WPTN must be even.");
-    static_assert((TSM / WPTM) % 8 == 0 && (TSN / WPTN) % 4 == 0,
+    static_assert(tensor_warps_tile(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
                   "TileConfig: the tensor_cores warps' parts, (8 WPTM) x (4 WPTN) each, must tile TSM x TSN: TSM must "
                   "be a multiple of 8 WPTM and TSN a multiple of 4 WPTN.");
-    static_assert(TSK % 4 == 0,
+    static_assert(tensor_slices(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
                   "TileConfig: the tensor_cores family multiplies slices in steps of 4, 8 or 16 (mma.sync m16n8k4 and "
                   "wider): TSK must be a multiple of 4.");
     return true;
   }
+  static constexpr bool stages_fit(int stages) { return tensor_stages(stages); }
   template <int Stages>
   static constexpr bool stages_hold() {
-    static_assert(Stages >= 2 && Stages <= 8,
+    static_assert(tensor_stages(Stages),
                   "TileConfig: the tensor_cores family keeps 2 to 8 slices of A and B in local memory (Stages): one "
                   "multiplied while the others are copied.");
     return true;
   }
+  static constexpr const char* rule_broken(const TileShape& t) {
+    if (!tensor_vectors(t)) return "the tensor_cores family needs VW == 4";
+    if (!tensor_even_blocks(t)) return "the tensor_cores family needs even WPTM and WPTN";
+    if (!tensor_warps_tile(t)) return "the tensor_cores family needs TSM a multiple of 8 WPTM and TSN of 4 WPTN";
+    if (!tensor_slices(t)) return "the tensor_cores family needs TSK a multiple of 4";
+    return tensor_stages(t.stages) ? nullptr : "the tensor_cores family keeps 2 to 8 slices (Stages)";
+  }
   static constexpr std::size_t local_memory_elements(const TileShape& t) { return tensor_cores_local_elements(t); }
-  template <class Config>
-  static constexpr auto defines() {
-    return define_line<Config::threads_m / 8>("WARPS_M") + define_line<Config::threads_n / 4>("WARPS_N") +
-           define_line<8 * Config::WPTM>("WM") + define_line<4 * Config::WPTN>("WN") +
-           define_line<Config::stages>("STAGES") + define_line<Config::stages - 2>("PENDING_SLICES") +
-           define_line<tensor_row_pad_float>("ROW_PAD_FLOAT") + define_line<tensor_row_pad_double>("ROW_PAD_DOUBLE") +
-           define_line<static_cast<long long>(Config::local_memory_elements)>("LOCAL_ELEMENTS");
+  static constexpr void defines(PreambleLines& lines, const TileShape& t) {
+    lines.define("WARPS_M", t.tsm / t.wptm / 8);
+    lines.define("WARPS_N", t.tsn / t.wptn / 4);
+    lines.define("WM", 8 * t.wptm);
+    lines.define("WN", 4 * t.wptn);
+    lines.define("STAGES", t.stages);
+    lines.define("PENDING_SLICES", t.stages - 2);
+    lines.define("ROW_PAD_FLOAT", tensor_row_pad_float);
+    lines.define("ROW_PAD_DOUBLE", tensor_row_pad_double);
+    lines.define("LOCAL_ELEMENTS", static_cast<long long>(tensor_cores_local_elements(t)));
   }
 
   static constexpr EntryPoint product = {"gemm_tensor_cores", piece(tensor_cores_source)};

@@ -52,6 +52,11 @@ void gemm_wide_types(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
 }
 )CLC";
 
+// Square tiles, a vector of VW rows of C per work-item.
+constexpr bool wide_types_shape(const TileShape& t) {
+  return t.tsm == t.tsn && t.tsn == t.tsk && t.wptm == t.vw && t.wptn == 1 && t.vw > 1;
+}
+
 template <>
 struct FamilyTraits<Family::wide_types> : FamilyDefaults {
   static constexpr char name[] = "wide_types";
@@ -59,10 +64,14 @@ struct FamilyTraits<Family::wide_types> : FamilyDefaults {
 
   template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
   static constexpr bool rules_hold() {
-    static_assert(TSM == TSN && TSN == TSK && WPTM == VW && WPTN == 1 && VW > 1,
+    static_assert(wide_types_shape(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
                   "TileConfig: the wide_types family needs square tiles (TSM == TSN == TSK), WPTM == VW > 1 and WPTN "
                   "== 1; use WideTypes<TS, WIDTH>.");
     return tiles_load_evenly<TSM, TSN, TSK, WPTM, WPTN, VW>();
+  }
+  static constexpr const char* rule_broken(const TileShape& t) {
+    if (!wide_types_shape(t)) return "the wide_types family needs TSM == TSN == TSK, WPTM == VW > 1 and WPTN == 1";
+    return loads_even(t) ? nullptr : "the work-items of a group must share the loads of a tile evenly";
   }
   static constexpr std::size_t local_memory_elements(const TileShape& t) {
     return single_buffered_local_elements(t);  // Asub and Bsub

@@ -16,6 +16,8 @@ namespace tilegemm::detail {
 struct DeviceLimits {
   std::string name;
   std::string vendor;
+  std::string platform;  // the platform's name; empty in hand-written descriptions
+  std::string driver;    // CL_DRIVER_VERSION; empty in hand-written descriptions (no tuned winners apply then)
   cl_device_type type = 0;
   cl_uint compute_units = 0;
   std::size_t max_work_group_size = 0;
@@ -56,6 +58,14 @@ inline DeviceLimits device_limits(const cl::Device& device) {
   DeviceLimits limits;
   limits.name = info_string<CL_DEVICE_NAME>(device);
   limits.vendor = info_string<CL_DEVICE_VENDOR>(device);
+  limits.driver = info_string<CL_DRIVER_VERSION>(device);
+  cl_platform_id platform = nullptr;
+  if (clGetDeviceInfo(device(), CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr) == CL_SUCCESS) {
+    std::string platform_name;
+    if (cl::Platform(platform, true).getInfo(CL_PLATFORM_NAME, &platform_name) == CL_SUCCESS) {
+      limits.platform = trimmed(platform_name);
+    }
+  }
   check(device.getInfo(CL_DEVICE_TYPE, &limits.type), "clGetDeviceInfo(CL_DEVICE_TYPE)");
   check(device.getInfo(CL_DEVICE_MAX_COMPUTE_UNITS, &limits.compute_units), "clGetDeviceInfo");
   check(device.getInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE, &limits.max_work_group_size), "clGetDeviceInfo");

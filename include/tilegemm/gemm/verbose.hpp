@@ -1,0 +1,58 @@
+// gemm/verbose: TILEGEMM_VERBOSE=1 prints, on stderr, the configuration each call used and why (the caller's
+// Config, the tuner's winner for the shape's class, or the built-in model).
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "../config/math_mode.hpp"
+#include "plan.hpp"
+#include "shape_class.hpp"
+#include "tuned_configs.hpp"
+
+namespace tilegemm::detail {
+
+// TILEGEMM_VERBOSE's rule on its value (nullptr when unset): 1, on, true or yes (any case) turn the lines on.
+inline bool verbose_switched_on(const char* value) {
+  const std::string text = value ? lowercase(value) : "";
+  return text == "1" || text == "on" || text == "true" || text == "yes";
+}
+inline bool verbose_calls() {
+  static const bool on = verbose_switched_on(std::getenv("TILEGEMM_VERBOSE"));  // read once per process
+  return on;
+}
+
+// The line for a product's plan, e.g. "tilegemm: 1000x800x500 float on NVIDIA H200: prefetch 128x64x8 8x8 v4
+// (tuned for square_medium)".
+inline std::string choice_line(const Plan& plan, const GemmShape& s, const DeviceLimits& device,
+                               std::size_t scalar_size, MathMode math) {
+  std::string line = "tilegemm: " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+  if (s.batch > 1) line += " (batch of " + std::to_string(s.batch) + ")";
+  line += " " + precision_name(scalar_size, math) + " on " + device.name + ": ";
+  if (plan.work != Work::product)
+    return line + (plan.work == Work::scale_c ? "no product, C = beta * C" : "nothing to do");
+  line += plan.config.name();
+  if (plan.slices > 1) line += ", " + std::to_string(plan.slices) + " slices of K";
+  const std::string shape = std::string(shape_class_name(shape_class(s.m, s.n, s.k)));
+  switch (plan.chosen) {
+    case Chosen::given:
+      return line + " (forced by the Config template argument)";
+    case Chosen::tuned:
+      return line + " (tuned for " + shape + ")";
+    case Chosen::model_tuned:
+      return line + " (built-in model; the tuner found nothing faster for " + shape + ")";
+    default:
+      if (s.batch > 1) return line + " (built-in model; batches are not tuned)";
+      return line + " (built-in model; no tuned winner for " + shape + " on this device)";
+  }
+}
+
+inline void report_choice(const Plan& plan, const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
+                          MathMode math) {
+  if (!verbose_calls()) return;
+  const std::string line = choice_line(plan, s, device, scalar_size, math) + "\n";
+  std::fputs(line.c_str(), stderr);  // one call per line, so that lines of threads do not mix
+}
+
+}  // namespace tilegemm::detail
