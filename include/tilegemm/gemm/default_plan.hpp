@@ -107,6 +107,20 @@ inline std::pair<int, int> tiled_corner(int m, int n, int tsm, int tsn) {
   return {corner_m, corner_n};
 }
 
+// The options that tile `config`'s corner of C and leave the thin rest to the strip code, or put all of C in tiles
+// where `whole_c` (a batch, split-K) or no strip code runs on the device.
+inline PlanOptions corner_options(const KernelDescription& config, const GemmShape& s, const DeviceLimits& device,
+                                  std::size_t scalar_size, MathMode math, bool whole_c) {
+  PlanOptions options;
+  std::tie(options.corner_m, options.corner_n) = tiled_corner(s.m, s.n, config.tile.tsm, config.tile.tsn);
+  if (whole_c || !strips_run_on(config, device, scalar_size)) {
+    options.corner_m = s.m;
+    options.corner_n = s.n;
+  }
+  options.math = math;
+  return options;
+}
+
 // The estimated time of an m x n product (per unit of K), or of a batch of `batch` of them in one launch, with GPU
 // candidate `choice`: its tiles (those of every problem) run in rounds of `resident` work-groups per compute unit,
 // each round taking as long as `resident` tiles at the candidate's full throughput; the last round, with fewer
@@ -165,15 +179,7 @@ inline bool plan_tensor_cores(Plan& plan, const GemmShape& s, const DeviceLimits
     if (!work_group_fits(device, config.threads_m, config.threads_n, config.local_memory_elements * scalar_size)) {
       continue;
     }
-    auto [corner_m, corner_n] = tiled_corner(s.m, s.n, config.tile.tsm, config.tile.tsn);
-    if (s.batch > 1 || !strips_run_on(config, device, scalar_size)) {
-      corner_m = s.m;  // a batch, or no strip code runs here: all of C in tiles
-      corner_n = s.n;
-    }
-    PlanOptions options;
-    options.corner_m = corner_m;
-    options.corner_n = corner_n;
-    options.math = math;
+    const PlanOptions options = corner_options(config, s, device, scalar_size, math, s.batch > 1);
     try {
       plan = plan_product(config, s, device, scalar_size, options);
       return true;
@@ -193,15 +199,7 @@ inline bool plan_tuned(Plan& plan, const KernelDescription& config, const GemmSh
       (config.uses_tensor_cores && (!has_tensor_cores(device) || !math_allows_tensor_cores(scalar_size, math)))) {
     return false;
   }
-  auto [corner_m, corner_n] = tiled_corner(s.m, s.n, config.tile.tsm, config.tile.tsn);
-  if (config.splits_k || !strips_run_on(config, device, scalar_size)) {
-    corner_m = s.m;  // all of C in tiles
-    corner_n = s.n;
-  }
-  PlanOptions options;
-  options.corner_m = corner_m;
-  options.corner_n = corner_n;
-  options.math = math;
+  const PlanOptions options = corner_options(config, s, device, scalar_size, math, config.splits_k);
   try {
     plan = plan_product(config, s, device, scalar_size, options);
     plan.chosen = Chosen::tuned;
@@ -246,20 +244,13 @@ inline Plan plan_model(const GemmShape& s, const DeviceLimits& device, std::size
         !candidate_fits(choice, device, scalar_size)) {
       continue;
     }
-    const TileShape& tile = default_candidates[choice].tile;
-    auto [corner_m, corner_n] = tiled_corner(s.m, s.n, tile.tsm, tile.tsn);
-    if (s.batch > 1 || !strips_run_on(default_candidates[choice], device, scalar_size)) {
-      corner_m = s.m;  // a batch, or no strip code runs here: all of C in tiles
-      corner_n = s.n;
-    }
-    PlanOptions options;
-    options.corner_m = corner_m;
-    options.corner_n = corner_n;
+    const PlanOptions options =
+        corner_options(default_candidates[choice], s, device, scalar_size, MathMode::ieee, s.batch > 1);
     Plan plan = plan_product(default_candidates[choice], s, device, scalar_size, options);
     // Operands that are neither whole tiles nor whole vectors are read an element at a time in small products
     // (see operand_policy.hpp), which some candidates do slowly.
     if (plan.variant.edges == EdgeMode::elements && !gpu_models[choice].reads_elements_well) continue;
-    const double time = estimated_time(choice, is_double, corner_m, corner_n, units, s.batch);
+    const double time = estimated_time(choice, is_double, options.corner_m, options.corner_n, units, s.batch);
     if (!found || time < best_time) {
       best = plan;
       best_time = time;
