@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../config/linkage.hpp"
 #include "../gemm/arguments.hpp"
 #include "../gemm/plan.hpp"
 #include "../runtime/device_limits.hpp"
@@ -47,8 +48,13 @@ inline long long batch_elements(Eigen::Index count, Eigen::Index rows, Eigen::In
 
 // A batch of `count` rows x cols matrices (one operand of every problem) must be indexable by the kernels' 32-bit
 // ints and fit one buffer of the device: checked before anything is allocated. `function` names the caller.
-inline void require_batch_copy_fits(const char* function, const DeviceLimits& device, const char* name,
-                                    Eigen::Index count, Eigen::Index rows, Eigen::Index cols, std::size_t scalar_size) {
+TILEGEMM_ENTRY void require_batch_copy_fits(const char* function, const DeviceLimits& device, const char* name,
+                                            Eigen::Index count, Eigen::Index rows, Eigen::Index cols,
+                                            std::size_t scalar_size);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY void require_batch_copy_fits(const char* function, const DeviceLimits& device, const char* name,
+                                            Eigen::Index count, Eigen::Index rows, Eigen::Index cols,
+                                            std::size_t scalar_size) {
   const long long elements = batch_elements(count, rows, cols);
   if (elements < 0) {
     throw std::invalid_argument(std::string(function) + ": the " + std::to_string(count) + " matrices " + name +
@@ -61,5 +67,6 @@ inline void require_batch_copy_fits(const char* function, const DeviceLimits& de
       std::string("the batch of ") + name + " (" + std::to_string(count) + " matrices of " + shape(rows, cols) + ")",
       "Multiply the batch in parts, or choose a device with more memory.");
 }
+#endif
 
 }  // namespace tilegemm::detail

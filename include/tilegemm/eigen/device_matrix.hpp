@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../config/linkage.hpp"
 #include "../config/scalar.hpp"
 #include "../gemm/arguments.hpp"
 #include "../runtime/call_context.hpp"
@@ -23,7 +24,9 @@ namespace detail {
 
 // The context of a queue that device matrices may use. They keep no events: the queue orders the commands that
 // write and read them, so it must run them in the order they were enqueued.
-inline CallContext in_order_context(const cl::CommandQueue& queue, const char* who) {
+TILEGEMM_ENTRY CallContext in_order_context(const cl::CommandQueue& queue, const char* who);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY CallContext in_order_context(const cl::CommandQueue& queue, const char* who) {
   CallContext call = CallContext::of(queue);
   if (!call.in_order) {
     throw std::invalid_argument(std::string(who) +
@@ -33,6 +36,7 @@ inline CallContext in_order_context(const cl::CommandQueue& queue, const char* w
   }
   return call;
 }
+#endif
 
 }  // namespace detail
 

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../config/linkage.hpp"
 #include "../config/scalar.hpp"
 #include "../gemm/gemm.hpp"
 #include "../runtime/call_context.hpp"
@@ -26,8 +27,11 @@ namespace detail {
 
 // The dense device copy of a rows x cols operand must be indexable by the kernels' 32-bit ints and fit one buffer
 // of the device: checked before anything is allocated.
-inline void require_dense_copy_fits(const DeviceLimits& device, const char* name, Eigen::Index rows, Eigen::Index cols,
-                                    std::size_t scalar_size) {
+TILEGEMM_ENTRY void require_dense_copy_fits(const DeviceLimits& device, const char* name, Eigen::Index rows,
+                                            Eigen::Index cols, std::size_t scalar_size);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY void require_dense_copy_fits(const DeviceLimits& device, const char* name, Eigen::Index rows,
+                                            Eigen::Index cols, std::size_t scalar_size) {
   if (rows > index_limit || cols > index_limit || rows * cols > index_limit) {
     throw std::invalid_argument(std::string("tilegemm::gpu_gemm: ") + name + " is " + shape(rows, cols) +
                                 ", more elements than the kernels' 32-bit indices reach (at most " +
@@ -37,6 +41,7 @@ inline void require_dense_copy_fits(const DeviceLimits& device, const char* name
                      std::string("the device copy of ") + name + " (" + shape(rows, cols) + ")",
                      "Multiply smaller blocks, or choose a device with more memory.");
 }
+#endif
 
 // C = alpha * op(A) * op(B) + beta * C where C is column-major storage (c.transposed is false), with `config` (null:
 // the default choice): dense copies of the operands on the device, the product, and C read back.
@@ -67,6 +72,12 @@ void multiply_on_device(const cl::CommandQueue& queue, const KernelDescription* 
   DiskCache::instance().store_ran();  // programs this call compiled, now that they have run (disk_cache.hpp)
   for (ScratchBuffer* used : {&device_a, &device_b, &device_c}) used->give_back_after(cl::Event());
 }
+TILEGEMM_ENTRY_INSTANCE(void multiply_on_device<float>(const cl::CommandQueue&, const KernelDescription*,
+                                                       const HostOperand<float>&, const HostOperand<float>&,
+                                                       const HostOperand<float, float*>&, float, float))
+TILEGEMM_ENTRY_INSTANCE(void multiply_on_device<double>(const cl::CommandQueue&, const KernelDescription*,
+                                                        const HostOperand<double>&, const HostOperand<double>&,
+                                                        const HostOperand<double, double*>&, double, double))
 
 template <class DA, class DB>
 void check_scalars() {

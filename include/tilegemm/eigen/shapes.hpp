@@ -8,15 +8,23 @@
 #include <string>
 #include <vector>
 
+#include "../config/linkage.hpp"
+
 namespace tilegemm::detail {
 
-inline std::string shape(Eigen::Index rows, Eigen::Index cols) {
+TILEGEMM_ENTRY std::string shape(Eigen::Index rows, Eigen::Index cols);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY std::string shape(Eigen::Index rows, Eigen::Index cols) {
   return std::to_string(rows) + "x" + std::to_string(cols);
 }
+#endif
 
 // A (a_rows x a_cols) times B, into C when c_rows >= 0.
-inline void check_product_shapes(Eigen::Index a_rows, Eigen::Index a_cols, Eigen::Index b_rows, Eigen::Index b_cols,
-                                 Eigen::Index c_rows = -1, Eigen::Index c_cols = -1) {
+TILEGEMM_ENTRY void check_product_shapes(Eigen::Index a_rows, Eigen::Index a_cols, Eigen::Index b_rows,
+                                         Eigen::Index b_cols, Eigen::Index c_rows = -1, Eigen::Index c_cols = -1);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY void check_product_shapes(Eigen::Index a_rows, Eigen::Index a_cols, Eigen::Index b_rows,
+                                         Eigen::Index b_cols, Eigen::Index c_rows, Eigen::Index c_cols) {
   if (a_cols != b_rows) {
     throw std::invalid_argument("tilegemm::gpu_gemm: cannot multiply A (" + shape(a_rows, a_cols) + ") by B (" +
                                 shape(b_rows, b_cols) + "): the columns of A must equal the rows of B.");
@@ -27,6 +35,7 @@ inline void check_product_shapes(Eigen::Index a_rows, Eigen::Index a_cols, Eigen
                                 shape(a_rows, b_cols) + ".");
   }
 }
+#endif
 
 // Every matrix of x (one operand of each problem of a batch) has the shape of the first; `function` and `name` say
 // whose and which in the message.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../config/linkage.hpp"
 #include "../gemm/plan.hpp"
 #include "../runtime/call_context.hpp"
 #include "../runtime/error.hpp"
@@ -18,7 +19,9 @@
 namespace tilegemm::detail {
 
 // A buffer of `bytes` on the call's device, refused with the sizes when the device allows no buffer that large.
-inline cl::Buffer allocate_device_buffer(const CallContext& call, std::size_t bytes) {
+TILEGEMM_ENTRY cl::Buffer allocate_device_buffer(const CallContext& call, std::size_t bytes);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY cl::Buffer allocate_device_buffer(const CallContext& call, std::size_t bytes) {
   require_allocation(call.limits, bytes, "a DeviceMatrix of " + std::to_string(bytes) + " bytes",
                      "Use smaller matrices, or a device with more memory.");
   cl_int status = CL_SUCCESS;
@@ -26,6 +29,7 @@ inline cl::Buffer allocate_device_buffer(const CallContext& call, std::size_t by
   check(status, "clCreateBuffer");
   return buffer;
 }
+#endif
 
 // One command of a transfer of a column-major matrix: a rect of `region` at `origin` (bytes within a pitch, pitch rows)
 // in rows `pitch` bytes apart, or, where `contiguous`, one run of region[0] bytes from byte `origin[0]`. On the host
@@ -44,8 +48,11 @@ struct TransferPart {
 // counted in whole pitch rows, within the matrix's last element: NVIDIA's driver refuses a rect whose last pitch row
 // reaches past the buffer's end, which a buffer ending at the matrix's last element does not hold. A column that would
 // need that row goes as a contiguous run.
-inline std::vector<TransferPart> transfer_parts(Eigen::Index offset, Eigen::Index ld, Eigen::Index rows,
-                                                Eigen::Index cols, std::size_t scalar_size) {
+TILEGEMM_ENTRY std::vector<TransferPart> transfer_parts(Eigen::Index offset, Eigen::Index ld, Eigen::Index rows,
+                                                        Eigen::Index cols, std::size_t scalar_size);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY std::vector<TransferPart> transfer_parts(Eigen::Index offset, Eigen::Index ld, Eigen::Index rows,
+                                                        Eigen::Index cols, std::size_t scalar_size) {
   std::vector<TransferPart> parts;
   if (rows <= 0 || cols <= 0) return parts;
   // Sizes of a matrix that fits its buffer: nothing here overflows std::size_t.
@@ -77,6 +84,7 @@ inline std::vector<TransferPart> transfer_parts(Eigen::Index offset, Eigen::Inde
   if (first < height) add(0, y + 1, height - first, first);
   return parts;
 }
+#endif
 
 // Writes the (possibly strided) storage of a host operand into `device` as a rows x cols matrix at `offset` with
 // leading dimension `ld` (a dense one at 0 by default); blocking, so that the host memory may change afterwards.
@@ -156,6 +164,23 @@ cl::Event start_reading(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   return done;
 }
 
+TILEGEMM_ENTRY_INSTANCE(void to_device<float, const float*>(const cl::CommandQueue&, const HostOperand<float>&,
+                                                            const cl::Buffer&, Eigen::Index, Eigen::Index))
+TILEGEMM_ENTRY_INSTANCE(void from_device<float>(const cl::CommandQueue&, const cl::Buffer&,
+                                                const HostOperand<float, float*>&, const std::vector<cl::Event>&,
+                                                Eigen::Index, Eigen::Index))
+TILEGEMM_ENTRY_INSTANCE(cl::Event start_reading<float>(const cl::CommandQueue&, const cl::Buffer&,
+                                                       const HostOperand<float, float*>&, const std::vector<cl::Event>&,
+                                                       Eigen::Index, Eigen::Index))
+TILEGEMM_ENTRY_INSTANCE(void to_device<double, const double*>(const cl::CommandQueue&, const HostOperand<double>&,
+                                                              const cl::Buffer&, Eigen::Index, Eigen::Index))
+TILEGEMM_ENTRY_INSTANCE(void from_device<double>(const cl::CommandQueue&, const cl::Buffer&,
+                                                 const HostOperand<double, double*>&, const std::vector<cl::Event>&,
+                                                 Eigen::Index, Eigen::Index))
+TILEGEMM_ENTRY_INSTANCE(cl::Event start_reading<double>(const cl::CommandQueue&, const cl::Buffer&,
+                                                        const HostOperand<double, double*>&,
+                                                        const std::vector<cl::Event>&, Eigen::Index, Eigen::Index))
+
 // The bytes of a dense copy of a host operand.
 template <class Scalar, class Pointer>
 std::size_t dense_bytes(const HostOperand<Scalar, Pointer>& host) {
@@ -167,10 +192,17 @@ std::size_t dense_bytes(const HostOperand<Scalar, Pointer>& host) {
 // The rows are cut where the columns of either side cross a row pitch, so that no rect crosses one (see
 // transfer_parts); a rect whose last pitch row would reach past either matrix's last element leaves its last column
 // to a contiguous copy.
-inline void copy_matrix_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, Eigen::Index src_offset,
-                                  Eigen::Index src_ld, const cl::Buffer& dst, Eigen::Index dst_offset,
-                                  Eigen::Index dst_ld, Eigen::Index rows, Eigen::Index cols, std::size_t scalar_size,
-                                  const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
+TILEGEMM_ENTRY void copy_matrix_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, Eigen::Index src_offset,
+                                          Eigen::Index src_ld, const cl::Buffer& dst, Eigen::Index dst_offset,
+                                          Eigen::Index dst_ld, Eigen::Index rows, Eigen::Index cols,
+                                          std::size_t scalar_size, const std::vector<cl::Event>& wait,
+                                          std::vector<cl::Event>& events);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY void copy_matrix_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, Eigen::Index src_offset,
+                                          Eigen::Index src_ld, const cl::Buffer& dst, Eigen::Index dst_offset,
+                                          Eigen::Index dst_ld, Eigen::Index rows, Eigen::Index cols,
+                                          std::size_t scalar_size, const std::vector<cl::Event>& wait,
+                                          std::vector<cl::Event>& events) {
   if (rows <= 0 || cols <= 0) return;
   const std::vector<cl::Event>* after = wait.empty() ? nullptr : &wait;
   // Sizes of matrices that fit their buffers: nothing here overflows std::size_t.
@@ -211,11 +243,17 @@ inline void copy_matrix_on_device(const cl::CommandQueue& queue, const cl::Buffe
     }
   }
 }
+#endif
 
 // Copies a rows x cols matrix at `offset` with leading dimension `ld` into a dense one at the start of `dst`, on
 // the device.
-inline void copy_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, Eigen::Index offset, Eigen::Index ld,
-                           const cl::Buffer& dst, Eigen::Index rows, Eigen::Index cols, std::size_t scalar_size) {
+TILEGEMM_ENTRY void copy_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, Eigen::Index offset,
+                                   Eigen::Index ld, const cl::Buffer& dst, Eigen::Index rows, Eigen::Index cols,
+                                   std::size_t scalar_size);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY void copy_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, Eigen::Index offset,
+                                   Eigen::Index ld, const cl::Buffer& dst, Eigen::Index rows, Eigen::Index cols,
+                                   std::size_t scalar_size) {
   const std::size_t dense_pitch = scalar_size * static_cast<std::size_t>(rows);
   for (const TransferPart& s : transfer_parts(offset, ld, rows, cols, scalar_size)) {
     if (s.contiguous) {
@@ -228,5 +266,6 @@ inline void copy_on_device(const cl::CommandQueue& queue, const cl::Buffer& src,
     }
   }
 }
+#endif
 
 }  // namespace tilegemm::detail

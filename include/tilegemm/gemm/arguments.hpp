@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../config/linkage.hpp"
 #include "../runtime/launch.hpp"
 #include "../runtime/opencl.hpp"
 #include "overlap.hpp"
@@ -163,10 +164,17 @@ inline CheckedStorage check_sizes_and_storage(Transpose trans_a, Transpose trans
 // Checks the arguments of C = alpha * op(A) * op(B) + beta * C. Buffers are checked where the product uses them:
 // A and B when it reads them (not for an empty C, k = 0 or alpha = 0, as in BLAS), C unless C is empty. C must not
 // share memory with an A or B that is read.
-inline GemmProblem check_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b, long long m,
-                                   long long n, long long k, ScalarValue alpha, const cl::Buffer& a, long long a_offset,
-                                   long long lda, const cl::Buffer& b, long long b_offset, long long ldb,
-                                   ScalarValue beta, const cl::Buffer& c, long long c_offset, long long ldc) {
+TILEGEMM_ENTRY GemmProblem check_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b,
+                                           long long m, long long n, long long k, ScalarValue alpha,
+                                           const cl::Buffer& a, long long a_offset, long long lda, const cl::Buffer& b,
+                                           long long b_offset, long long ldb, ScalarValue beta, const cl::Buffer& c,
+                                           long long c_offset, long long ldc);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY GemmProblem check_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b,
+                                           long long m, long long n, long long k, ScalarValue alpha,
+                                           const cl::Buffer& a, long long a_offset, long long lda, const cl::Buffer& b,
+                                           long long b_offset, long long ldb, ScalarValue beta, const cl::Buffer& c,
+                                           long long c_offset, long long ldc) {
   CheckedStorage checked =
       check_sizes_and_storage(trans_a, trans_b, m, n, k, alpha, a_offset, lda, b_offset, ldb, beta, c_offset, ldc);
   GemmProblem& p = checked.problem;
@@ -194,6 +202,7 @@ inline GemmProblem check_arguments(const cl::Context& context, Transpose trans_a
   p.c = c;
   return p;
 }
+#endif
 
 // The same for arguments of type Scalar.
 template <class Scalar>

@@ -8,6 +8,7 @@
 #include <string>
 #include <tuple>
 
+#include "../config/linkage.hpp"
 #include "../runtime/launch.hpp"
 #include "../runtime/opencl.hpp"
 #include "arguments.hpp"
@@ -56,12 +57,21 @@ inline long long check_stride(const std::string& name, long long stride, long lo
 // p at its offset + p * stride, as check_arguments does for one product: buffers where the batch uses them (A and B
 // when it reads them, C unless it is empty), large enough for every problem. C's problems must not share memory
 // with each other, nor with an A or B that is read.
-inline GemmProblem check_batched_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b,
-                                           long long m, long long n, long long k, ScalarValue alpha,
-                                           const cl::Buffer& a, long long a_offset, long long lda, long long a_stride,
-                                           const cl::Buffer& b, long long b_offset, long long ldb, long long b_stride,
-                                           ScalarValue beta, const cl::Buffer& c, long long c_offset, long long ldc,
-                                           long long c_stride, long long batch_count) {
+TILEGEMM_ENTRY GemmProblem check_batched_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b,
+                                                   long long m, long long n, long long k, ScalarValue alpha,
+                                                   const cl::Buffer& a, long long a_offset, long long lda,
+                                                   long long a_stride, const cl::Buffer& b, long long b_offset,
+                                                   long long ldb, long long b_stride, ScalarValue beta,
+                                                   const cl::Buffer& c, long long c_offset, long long ldc,
+                                                   long long c_stride, long long batch_count);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY GemmProblem check_batched_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b,
+                                                   long long m, long long n, long long k, ScalarValue alpha,
+                                                   const cl::Buffer& a, long long a_offset, long long lda,
+                                                   long long a_stride, const cl::Buffer& b, long long b_offset,
+                                                   long long ldb, long long b_stride, ScalarValue beta,
+                                                   const cl::Buffer& c, long long c_offset, long long ldc,
+                                                   long long c_stride, long long batch_count) {
   if (batch_count < 0 || batch_count > index_limit)
     fail_batch("batch_count must be between 0 and " + std::to_string(index_limit) + " (got " +
                std::to_string(batch_count) + ").");
@@ -115,6 +125,7 @@ inline GemmProblem check_batched_arguments(const cl::Context& context, Transpose
   }
   return p;
 }
+#endif
 
 // The same for arguments of type Scalar.
 template <class Scalar>

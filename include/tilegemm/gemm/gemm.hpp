@@ -4,6 +4,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../config/linkage.hpp"
 #include "../config/scalar.hpp"
 #include "../config/tile_config.hpp"
 #include "../kernels/kernel_description.hpp"
@@ -35,8 +36,11 @@ constexpr const KernelDescription* description_of() {
 
 // The plan of a checked product (or batch of products) with `config` (null: the default choice, with the tuner's
 // winners for the device where its file has some) on the call's device.
-inline Plan plan_gemm(const KernelDescription* config, const GemmShape& s, bool alpha_is_zero,
-                      const DeviceLimits& device, std::size_t scalar_size, const PlanOptions& options = {}) {
+TILEGEMM_ENTRY Plan plan_gemm(const KernelDescription* config, const GemmShape& s, bool alpha_is_zero,
+                              const DeviceLimits& device, std::size_t scalar_size, const PlanOptions& options = {});
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY Plan plan_gemm(const KernelDescription* config, const GemmShape& s, bool alpha_is_zero,
+                              const DeviceLimits& device, std::size_t scalar_size, const PlanOptions& options) {
   require_fp64(device, scalar_size);
   if (s.m == 0 || s.n == 0 || s.batch == 0) return plan_without_product(Work::nothing, s, device);
   if (s.k == 0 || alpha_is_zero) return plan_without_product(Work::scale_c, s, device);
@@ -44,17 +48,22 @@ inline Plan plan_gemm(const KernelDescription* config, const GemmShape& s, bool 
                 : plan_default(s, device, scalar_size, options.math,
                                TunedConfigs::shared().find(device, scalar_size, options.math));
 }
+#endif
 
 // Plans and runs a checked product in the math mode of this thread's call (math_mode()); the returned event
 // completes with C.
-inline cl::Event run_gemm(const CallContext& call, const KernelDescription* config, const GemmProblem& p,
-                          const std::vector<cl::Event>& wait) {
+TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescription* config, const GemmProblem& p,
+                                  const std::vector<cl::Event>& wait);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescription* config, const GemmProblem& p,
+                                  const std::vector<cl::Event>& wait) {
   PlanOptions options;
   options.math = math_mode();
   const Plan plan = plan_gemm(config, p.shape, p.alpha.value == 0, call.limits, p.scalar_size(), options);
   report_choice(plan, p.shape, call.limits, p.scalar_size(), options.math);
   return execute(call, plan, p, wait);
 }
+#endif
 
 }  // namespace detail
 

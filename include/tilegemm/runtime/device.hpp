@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../config/linkage.hpp"
 #include "error.hpp"
 #include "opencl.hpp"
 
@@ -56,7 +57,9 @@ std::string info_string(const cl::Device& device) {
 }  // namespace detail
 
 // Every device of every OpenCL platform, platform by platform. Throws tilegemm::Error when there is no platform.
-inline std::vector<DeviceEntry> list_devices() {
+TILEGEMM_ENTRY std::vector<DeviceEntry> list_devices();
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY std::vector<DeviceEntry> list_devices() {
   return detail::translate_cl_errors([] {
     std::vector<cl::Platform> platforms;
     const cl_int status = detail::status_of([&] { return cl::Platform::get(&platforms); });
@@ -84,6 +87,7 @@ inline std::vector<DeviceEntry> list_devices() {
     return entries;
   });
 }
+#endif
 
 namespace detail {
 
@@ -138,12 +142,18 @@ inline DeviceEntry chosen_entry(const std::vector<DeviceEntry>& entries, std::st
 // "cpu", "gpu" or "accelerator" picks the first device of that type; other text picks the first device whose
 // "platform name / device name" contains it, ignoring case. Throws tilegemm::Error listing the devices otherwise, and
 // saying so when there are platforms but no devices.
-inline DeviceEntry find_device(std::string_view spec) { return detail::chosen_entry(list_devices(), spec); }
+TILEGEMM_ENTRY DeviceEntry find_device(std::string_view spec);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY DeviceEntry find_device(std::string_view spec) { return detail::chosen_entry(list_devices(), spec); }
+#endif
 
 // The device named by the environment variable TILEGEMM_DEVICE (see find_device).
-inline DeviceEntry default_device() {
+TILEGEMM_ENTRY DeviceEntry default_device();
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY DeviceEntry default_device() {
   const char* spec = std::getenv("TILEGEMM_DEVICE");
   return find_device(spec ? spec : "");
 }
+#endif
 
 }  // namespace tilegemm

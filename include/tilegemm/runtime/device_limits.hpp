@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../config/linkage.hpp"
 #include "device.hpp"
 #include "error.hpp"
 #include "opencl.hpp"
@@ -49,7 +50,9 @@ inline int compute_capability_of(const cl::Device& device) {
 }
 
 // A copy, so that no reference into the shared table escapes its lock.
-inline DeviceLimits device_limits(const cl::Device& device) {
+TILEGEMM_ENTRY DeviceLimits device_limits(const cl::Device& device);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY DeviceLimits device_limits(const cl::Device& device) {
   static auto* known = new std::map<cl_device_id, DeviceLimits>;  // leaked on purpose, see queue.hpp
   static auto* mutex = new std::mutex;
   std::lock_guard<std::mutex> lock(*mutex);
@@ -78,5 +81,6 @@ inline DeviceLimits device_limits(const cl::Device& device) {
   limits.compute_capability = compute_capability_of(device);
   return known->emplace(device(), limits).first->second;
 }
+#endif
 
 }  // namespace tilegemm::detail

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../config/fnv1a.hpp"
+#include "../config/linkage.hpp"
 #include "../config/version.hpp"
 #include "../kernels/program_text.hpp"
 #include "cache_file.hpp"
@@ -55,14 +56,7 @@ inline std::string hex64(std::uint64_t value) {
 class DiskCache final : public ContextResources {
  public:
   // The process-wide cache (leaked on purpose, like the program cache).
-  static DiskCache& instance() {
-    static auto* cache = [] {
-      auto* created = new DiskCache;
-      KeptContexts::instance().add_holder(*created);
-      return created;
-    }();
-    return *cache;
-  }
+  static DiskCache& instance();
 
   // The program for `text` on `device`, built from the binary this cache holds for it; nullopt when the cache is
   // off, has no whole file for this key, or the driver refuses the binary.
@@ -116,14 +110,7 @@ class DiskCache final : public ContextResources {
 
   // Stores the programs that have run, when no launch is running: called before every kernel launch, and by calls
   // that have waited for their results.
-  void store_ran() noexcept {
-    if (ran_count_.load() == 0) return;
-    try {
-      store_when_idle([](const Unstored& entry) { return entry.ran; }, true);
-    } catch (...) {
-      // Nothing to report: they are compiled again next time.
-    }
-  }
+  void store_ran() noexcept;
 
   // Lets go of the programs of `context` that wait to be stored, storing them first when no launch is running.
   void release(cl_context context) override {
@@ -369,12 +356,35 @@ class DiskCache final : public ContextResources {
   std::atomic<std::size_t> loaded_{0};
 };
 
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY DiskCache& DiskCache::instance() {
+  static auto* cache = [] {
+    auto* created = new DiskCache;
+    KeptContexts::instance().add_holder(*created);
+    return created;
+  }();
+  return *cache;
+}
+
+TILEGEMM_ENTRY void DiskCache::store_ran() noexcept {
+  if (ran_count_.load() == 0) return;
+  try {
+    store_when_idle([](const Unstored& entry) { return entry.ran; }, true);
+  } catch (...) {
+    // Nothing to report: they are compiled again next time.
+  }
+}
+#endif
+
 }  // namespace tilegemm::detail
 
 namespace tilegemm {
 
 // How many OpenCL programs tilegemm has loaded from its disk cache in this process, instead of compiling them
 // (programs_built() counts those it compiled).
-inline std::size_t programs_loaded_from_disk() { return detail::DiskCache::instance().loaded(); }
+TILEGEMM_ENTRY std::size_t programs_loaded_from_disk();
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY std::size_t programs_loaded_from_disk() { return detail::DiskCache::instance().loaded(); }
+#endif
 
 }  // namespace tilegemm

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "../config/linkage.hpp"
 #include "../kernels/program_text.hpp"
 #include "disk_cache.hpp"
 #include "error.hpp"
@@ -265,6 +266,9 @@ class ProgramCache final : public detail::ContextResources {
 };
 
 // How many OpenCL programs tilegemm has compiled in this process (each is compiled once per device).
-inline std::size_t programs_built() { return ProgramCache::instance().programs_built(); }
+TILEGEMM_ENTRY std::size_t programs_built();
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY std::size_t programs_built() { return ProgramCache::instance().programs_built(); }
+#endif
 
 }  // namespace tilegemm

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "../config/linkage.hpp"
 #include "device.hpp"
 #include "error.hpp"
 #include "opencl.hpp"
@@ -68,14 +69,19 @@ class OwnQueues {
 
 // tilegemm's queue for `device`, created with its own context on first use and shared by all threads after.
 // Profiling is enabled on it, so that events returned by gemm() can be timed.
-inline cl::CommandQueue queue_for(const cl::Device& device) {
+TILEGEMM_ENTRY cl::CommandQueue queue_for(const cl::Device& device);
+// The queue of the device TILEGEMM_DEVICE chooses (read once per process, on first use).
+TILEGEMM_ENTRY cl::CommandQueue default_queue();
+
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY cl::CommandQueue queue_for(const cl::Device& device) {
   return detail::translate_cl_errors([&] { return detail::OwnQueues::instance().queue_for(device); });
 }
 
-// The queue of the device TILEGEMM_DEVICE chooses (read once per process, on first use).
-inline cl::CommandQueue default_queue() {
+TILEGEMM_ENTRY cl::CommandQueue default_queue() {
   static const cl::Device device = default_device().device;
   return queue_for(device);
 }
+#endif
 
 }  // namespace tilegemm

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 
+#include "../config/linkage.hpp"
 #include "kept_contexts.hpp"
 #include "opencl.hpp"
 #include "program_cache.hpp"
@@ -16,7 +17,10 @@ namespace tilegemm {
 // caller's own references to it are gone. Later calls on it build their programs again. tilegemm's own queue stays
 // if `context` is its context (release_resources() drops that too). Without it, a context the caller has dropped is
 // let go of at tilegemm's next call on another context, where its reference count can tell (kept_contexts.hpp).
-inline void release_resources(const cl::Context& context) { detail::KeptContexts::instance().release(context); }
+TILEGEMM_ENTRY void release_resources(const cl::Context& context);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY void release_resources(const cl::Context& context) { detail::KeptContexts::instance().release(context); }
+#endif
 
 // Drops everything tilegemm holds: every compiled program, every pooled buffer, the pinned host memory of the staged
 // host path, and its own queues and contexts
@@ -25,7 +29,10 @@ inline void release_resources(const cl::Context& context) { detail::KeptContexts
 // Calls in progress on other threads finish normally: what they use lives on through their own references, and is
 // freed when they end. A queue returned earlier by default_queue() that the caller still holds keeps its context
 // alive, and is treated as a user's queue from then on.
-inline void release_resources() { detail::KeptContexts::instance().release_all(); }
+TILEGEMM_ENTRY void release_resources();
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY void release_resources() { detail::KeptContexts::instance().release_all(); }
+#endif
 
 namespace detail {
 
@@ -39,7 +46,9 @@ struct HeldResources {
   std::size_t pinned_bytes = 0;      // the staged host path's pinned host memory
 };
 
-inline HeldResources held_resources() {
+TILEGEMM_ENTRY HeldResources held_resources();
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY HeldResources held_resources() {
   HeldResources held;
   held.programs = ProgramCache::instance().programs_held();
   held.program_contexts = ProgramCache::instance().contexts_held();
@@ -49,12 +58,16 @@ inline HeldResources held_resources() {
   held.pinned_bytes = Staging::instance().pinned_bytes();
   return held;
 }
+#endif
 
 // Whether tilegemm holds any program or pooled buffer of `context` (while the caller holds `context`, so that its
 // handle cannot belong to another context).
-inline bool holds_objects_of(const cl::Context& context) {
+TILEGEMM_ENTRY bool holds_objects_of(const cl::Context& context);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY bool holds_objects_of(const cl::Context& context) {
   return ProgramCache::instance().holds(context()) || ScratchPool::instance().usage(context()).buffers > 0;
 }
+#endif
 
 }  // namespace detail
 }  // namespace tilegemm

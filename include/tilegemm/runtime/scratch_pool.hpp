@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "../config/linkage.hpp"
 #include "call_context.hpp"
 #include "device_limits.hpp"
 #include "error.hpp"
@@ -233,23 +234,31 @@ class ScratchPool final : public ContextResources {
 // it; if the call fails before that, the destructor drops it from the pool instead.
 class ScratchBuffer {
  public:
-  ScratchBuffer(const CallContext& call, std::size_t bytes)
-      : queue_(call.queue), buffer_(ScratchPool::instance().take(call, bytes)) {}
+  ScratchBuffer(const CallContext& call, std::size_t bytes);
   ScratchBuffer(const ScratchBuffer&) = delete;
   ScratchBuffer& operator=(const ScratchBuffer&) = delete;
-  ~ScratchBuffer() {
-    if (!given_back_) ScratchPool::instance().forget(buffer_);
-  }
+  ~ScratchBuffer();
   const cl::Buffer& buffer() const { return buffer_; }
-  void give_back_after(const cl::Event& last_use) {
-    ScratchPool::instance().give_back(buffer_, queue_, last_use);
-    given_back_ = true;
-  }
+  void give_back_after(const cl::Event& last_use);
 
  private:
   cl::CommandQueue queue_;
   cl::Buffer buffer_;
   bool given_back_ = false;
 };
+
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY ScratchBuffer::ScratchBuffer(const CallContext& call, std::size_t bytes)
+    : queue_(call.queue), buffer_(ScratchPool::instance().take(call, bytes)) {}
+
+TILEGEMM_ENTRY ScratchBuffer::~ScratchBuffer() {
+  if (!given_back_) ScratchPool::instance().forget(buffer_);
+}
+
+TILEGEMM_ENTRY void ScratchBuffer::give_back_after(const cl::Event& last_use) {
+  ScratchPool::instance().give_back(buffer_, queue_, last_use);
+  given_back_ = true;
+}
+#endif
 
 }  // namespace tilegemm::detail
