@@ -64,17 +64,16 @@ using Candidates = std::tuple<tilegemm::Naive<16, 16>,                         /
                               InMode<tilegemm::AutoConfig, MathMode::tf32x3>,  //   in the tensor-core modes
                               InMode<tilegemm::AutoConfig, MathMode::tf32>,    //
                               // Tensor cores (NVIDIA, compute capability 8.0+): double, and float in both modes.
-                              tilegemm::TensorCores<64, 128, 8, 32, 64, 3>,                              //
+                              tilegemm::TensorCores<128, 128, 4, 64, 32, 4>,                             //
+                              tilegemm::TensorCores<128, 128, 4, 64, 32, 5>,                             //
                               tilegemm::TensorCores<128, 64, 8, 64, 32, 3>,                              //
                               tilegemm::TensorCores<64, 64, 8, 32, 32, 4>,                               //
                               tilegemm::TensorCores<128, 64, 4, 64, 32, 6>,                              //
-                              tilegemm::TensorCores<128, 128, 8, 64, 32, 2>,                             //
-                              InMode<tilegemm::TensorCores<128, 128, 8, 64, 32, 4>, MathMode::tf32x3>,   //
+                              InMode<tilegemm::TensorCores<128, 128, 8, 64, 64, 5>, MathMode::tf32x3>,   //
                               InMode<tilegemm::TensorCores<128, 128, 16, 64, 64, 2>, MathMode::tf32x3>,  //
-                              InMode<tilegemm::TensorCores<128, 64, 16, 64, 32, 3>, MathMode::tf32x3>,   //
                               InMode<tilegemm::TensorCores<64, 64, 16, 32, 32, 3>, MathMode::tf32x3>,    //
-                              InMode<tilegemm::TensorCores<128, 128, 8, 64, 32, 4>, MathMode::tf32>,     //
                               InMode<tilegemm::TensorCores<128, 128, 8, 64, 64, 4>, MathMode::tf32>,     //
+                              InMode<tilegemm::TensorCores<128, 128, 8, 64, 64, 5>, MathMode::tf32>,     //
                               InMode<tilegemm::TensorCores<256, 128, 8, 64, 64, 3>, MathMode::tf32>>;
 
 // A candidate's configuration and math mode.

@@ -23,6 +23,10 @@ using tilegemm_test::Matrix;
 // small tensor candidate, which the first product on a GPU builds anyway).
 using Small = tilegemm::TensorCores<64, 64, 16, 32, 32, 2>;
 using Large = tilegemm::TensorCores<128, 128, 8, 64, 32, 2>;
+// AutoConfig's large choices on an H200 (gemm/default_plan.hpp): double 4 slices 4 deep (m16n8k4, rows of doubles
+// padded), tf32x3 5 slices 8 deep (rows of floats swizzled).
+using DoubleLarge = tilegemm::TensorCores<128, 128, 4, 64, 32, 4>;
+using FloatLarge = tilegemm::TensorCores<128, 128, 8, 64, 64, 5>;
 
 bool device_has_tensor_cores(const cl::CommandQueue& queue) {
   return tilegemm::detail::has_tensor_cores(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()));
@@ -252,6 +256,10 @@ TENSOR_CORES_CASE(Large, "tensor_cores 128x128x8 8x8 v4 s2 float tf32x3, every s
                   MathMode::tf32x3)
 TENSOR_CORES_CASE(Large, "tensor_cores 128x128x8 8x8 v4 s2 float tf32, every shape and transpose", float,
                   MathMode::tf32)
+TENSOR_CORES_CASE(DoubleLarge, "tensor_cores 128x128x4 8x8 v4 s4 double, every shape and transpose", double,
+                  MathMode::ieee)
+TENSOR_CORES_CASE(FloatLarge, "tensor_cores 128x128x8 8x16 v4 s5 float tf32x3, every shape and transpose", float,
+                  MathMode::tf32x3)
 
 TEST_CASE("the double path of compute capability 8.x (m8n8k4), on a newer GPU described as 8.0",
           "[tensor_cores][gpu]") {

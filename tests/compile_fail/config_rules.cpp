@@ -22,6 +22,7 @@
 #define tensor_stages 17
 #define stages_of_other_families 18
 #define tensor_warp_tile 19
+#define tensor_spans 20
 // clang-format on
 
 int main() {
@@ -61,6 +62,8 @@ int main() {
   return tilegemm::TileConfig<64, 64, 16, 4, 4, 4, tilegemm::Family::prefetch, 2>::threads;
 #elif TILEGEMM_RULE == tensor_warp_tile
   return tilegemm::TensorCores<64, 64, 16, 24, 32, 2>::threads;
+#elif TILEGEMM_RULE == tensor_spans
+  return tilegemm::TensorCores<80, 64, 16, 80, 32, 2>::threads;
 #endif
   return 0;
 }

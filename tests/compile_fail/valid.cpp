@@ -14,13 +14,14 @@ int main() {
   sum += tilegemm::TileConfig<16, 16, 16, 4, 1, 4, tilegemm::Family::wide_types>::threads;
   sum += tilegemm::Prefetch<64, 64, 16, 4, 8, 4>::threads;  // WPTM a multiple of VW
   // tensor_cores: VW 4, even WPTM and WPTN, warps that tile TSM x TSN, TSK a multiple of 4, 2 to 8 stages; WM and
-  // WN multiples of 16 and 8; other families with one stage
+  // WN multiples of 16 and 8; TSM and TSN multiples of 32 (96 x 64 below); other families with one stage
   sum += tilegemm::TileConfig<64, 64, 16, 4, 8, 4, tilegemm::Family::tensor_cores, 2>::threads;
   sum += tilegemm::TileConfig<64, 64, 16, 8, 8, 4, tilegemm::Family::tensor_cores, 2>::threads;
   sum += tilegemm::TensorCores<64, 64, 8, 32, 32, 2>::threads;
   sum += tilegemm::TensorCores<64, 64, 16, 32, 32, 8>::threads;
   sum += tilegemm::TileConfig<64, 64, 16, 4, 4, 4, tilegemm::Family::prefetch, 1>::threads;
   sum += tilegemm::TensorCores<64, 64, 16, 16, 32, 2>::threads;
+  sum += tilegemm::TensorCores<96, 64, 16, 96, 32, 2>::threads;
   Eigen::MatrixXd ad(4, 4), cd(4, 4);
   sum += static_cast<int>(tilegemm::gpu_gemm(ad, ad).size());  // a supported scalar, the same on both sides
   tilegemm::gpu_gemm(ad, ad, cd, 1.0, 0.0);                    // C of A's and B's scalar

@@ -43,7 +43,8 @@ inline constexpr std::array<KernelDescription, 12> default_candidates = {
 // The tensor-core candidates (kernels/tensor_cores.hpp), taken where the device has tensor cores, the math mode
 // allows them (double always, float in tf32x3 and tf32) and the product is large enough to gain from them: large
 // tiles where C has a tile for every compute unit, else smaller ones. The fastest of those timed on an H200
-// (benchmarks/README.md): 4 warps of 64 x 64 in float, 4 of 64 x 32 in double.
+// (benchmarks/README.md, h200-tensor-*.csv): 4 warps of 64 x 64 in float (5 slices 8 deep in tf32x3), 8 of 64 x 32
+// in double (4 slices 4 deep; 128 x 64 tiles read 1.5 times as much per product and were 13% slower at 4096).
 enum TensorChoice : std::size_t {
   tensor_float_large,
   tensor_float_small,
@@ -53,9 +54,9 @@ enum TensorChoice : std::size_t {
 };
 // clang-format off
 inline constexpr std::array<KernelDescription, 5> tensor_candidates = {
-    describe<TensorCores<128, 128, 16, 64, 64, 2>>, describe<TensorCores<64, 64, 16, 32, 32, 3>>,
+    describe<TensorCores<128, 128, 8, 64, 64, 5>>, describe<TensorCores<64, 64, 16, 32, 32, 3>>,
     describe<TensorCores<128, 128, 8, 64, 64, 4>>,
-    describe<TensorCores<128, 64, 8, 64, 32, 3>>,   describe<TensorCores<64, 64, 8, 32, 32, 4>>};
+    describe<TensorCores<128, 128, 4, 64, 32, 4>>, describe<TensorCores<64, 64, 8, 32, 32, 4>>};
 // clang-format on
 // Products with fewer multiply-adds than this stay on the other families: the packing of operands and the launches
 // it adds are not paid back.
