@@ -46,9 +46,9 @@ inline constexpr std::array<KernelDescription, 12> default_candidates = {
 // (benchmarks/README.md, h200-tensor-*.csv): 4 warps of 64 x 64 in float (5 slices 8 deep in tf32x3), 8 of 64 x 32
 // in double (4 slices 4 deep; 128 x 64 tiles read 1.5 times as much per product and were 13% slower at 4096).
 // A C just past a multiple of the tiles (a corner with strips) that 96 x 96 tiles cover whole in one round, one
-// work-group per compute unit, takes those instead (tensor_*_odd): the strips' launch and the packing that the
-// corner needs cost as much as a third of the product at 1025^3, and the 64 x 64 tiles of the whole C would put
-// three work-groups on some units where 1024 puts two (see odd_sizes_whole below).
+// work-group per compute unit, takes those instead (tensor_*_odd): at 1025^3 the strips' launch and the packing
+// that the corner needs added about 20 us to products of 46 to 79 us (H200), and the 64 x 64 tiles of the whole C
+// would put three work-groups on some units where 1024 puts two (see odd_sizes_whole below).
 enum TensorChoice : std::size_t {
   tensor_float_large,
   tensor_float_small,
