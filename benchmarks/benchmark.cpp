@@ -69,9 +69,12 @@ using Candidates = std::tuple<tilegemm::Naive<16, 16>,                         /
                               tilegemm::TensorCores<128, 64, 8, 64, 32, 3>,                              //
                               tilegemm::TensorCores<64, 64, 8, 32, 32, 4>,                               //
                               tilegemm::TensorCores<128, 64, 4, 64, 32, 6>,                              //
+                              tilegemm::TensorCores<96, 96, 4, 48, 24, 4>,                               //
                               InMode<tilegemm::TensorCores<128, 128, 8, 64, 64, 5>, MathMode::tf32x3>,   //
                               InMode<tilegemm::TensorCores<128, 128, 16, 64, 64, 2>, MathMode::tf32x3>,  //
                               InMode<tilegemm::TensorCores<64, 64, 16, 32, 32, 3>, MathMode::tf32x3>,    //
+                              InMode<tilegemm::TensorCores<96, 96, 16, 48, 48, 3>, MathMode::tf32x3>,    //
+                              InMode<tilegemm::TensorCores<96, 96, 16, 48, 48, 3>, MathMode::tf32>,      //
                               InMode<tilegemm::TensorCores<128, 128, 8, 64, 64, 4>, MathMode::tf32>,     //
                               InMode<tilegemm::TensorCores<128, 128, 8, 64, 64, 5>, MathMode::tf32>,     //
                               InMode<tilegemm::TensorCores<256, 128, 8, 64, 64, 3>, MathMode::tf32>>;

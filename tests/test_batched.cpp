@@ -305,14 +305,15 @@ TEST_CASE("batches of large products on tensor cores: the whole batch's tiles in
   DeviceLimits hopper = h200();
   hopper.compute_capability = 90;
   const auto tensor = [](const Plan& plan) { return plan.config.family == tilegemm::Family::tensor_cores; };
-  // Double on tensor cores, as for single products; 1025 is tiled whole (a single product gets a corner and strips).
+  // Double on tensor cores, as for single products; 1025 is tiled whole (a single product 2049 x 1025 gets a corner
+  // and strips; one of 1025 x 1025, 96 x 96 tiles of the whole C).
   const Plan batch = plan_default(batch_shape(1025, 1025, 512, 6), hopper, 8);
   CHECK(tensor(batch));
   CHECK(batch.config.takes_batches);
   CHECK(batch.strips == StripWork::none);
   CHECK(batch.corner_m == 1025);
   CHECK(batch.global[2] == 6);
-  CHECK(plan_default(batch_shape(1025, 1025, 512, 1), hopper, 8).strips != StripWork::none);
+  CHECK(plan_default(batch_shape(2049, 1025, 512, 1), hopper, 8).strips != StripWork::none);
   // Small problems stay on the whole-problem tiles; float stays IEEE unless the math mode says otherwise.
   CHECK(!tensor(plan_default(batch_shape(32, 32, 32, 10000), hopper, 8)));
   CHECK(!tensor(plan_default(batch_shape(1025, 1025, 512, 6), hopper, 4)));

@@ -2,6 +2,7 @@
 // edge mode, packing of each operand, split-K and launch sizes a product gets, and the errors it raises.
 #include <string>
 #include <tilegemm/core.hpp>
+#include <tuple>
 
 #include "catch.hpp"
 
@@ -419,6 +420,23 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
   CHECK(picked(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32x3), tensor_float_large));
   CHECK(picked(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32), tensor_tf32_large));
   CHECK(picked(plan_default(shape(512, 512, 512), hopper, 4, MathMode::tf32), tensor_float_small));
+  // Just past a multiple of the small tiles, where 96 x 96 tiles cover all of C in one round (11 x 11 of them on
+  // 132 compute units): those, whole, without strips; at the multiple itself the small tiles.
+  for (const auto& [scalar_size, math, odd, small] :
+       {std::tuple{8, MathMode::ieee, tensor_double_odd, tensor_double_small},
+        std::tuple{4, MathMode::tf32x3, tensor_float_odd, tensor_float_small},
+        std::tuple{4, MathMode::tf32, tensor_float_odd, tensor_float_small}}) {
+    const Plan odd_plan = plan_default(shape(1025, 1025, 1025), hopper, scalar_size, math);
+    CHECK(picked(odd_plan, odd));
+    CHECK(odd_plan.strips == StripWork::none);
+    CHECK(odd_plan.corner_m == 1025);
+    CHECK(odd_plan.global[0] / odd_plan.local[0] == 11);
+    CHECK(picked(plan_default(shape(1024, 1024, 1024), hopper, scalar_size, math), small));
+    // More 96 x 96 tiles than compute units: the corner and its strips.
+    const Plan corner = plan_default(shape(2049, 1025, 1025), hopper, scalar_size, math);
+    CHECK(!picked(corner, odd));
+    CHECK(corner.strips == StripWork::remainder_kernel);
+  }
   const Plan past = plan_default(shape(4097, 4097, 4097), hopper, 8);
   CHECK(tensor(past));
   CHECK(past.corner_m == 4096);

@@ -27,6 +27,9 @@ using Large = tilegemm::TensorCores<128, 128, 8, 64, 32, 2>;
 // padded), tf32x3 5 slices 8 deep (rows of floats swizzled).
 using DoubleLarge = tilegemm::TensorCores<128, 128, 4, 64, 32, 4>;
 using FloatLarge = tilegemm::TensorCores<128, 128, 8, 64, 64, 5>;
+// Its choices for sizes just past a multiple of the tiles, whole C in 96 x 96 tiles (gemm/default_plan.hpp).
+using FloatOdd = tilegemm::TensorCores<96, 96, 16, 48, 48, 3>;
+using DoubleOdd = tilegemm::TensorCores<96, 96, 4, 48, 24, 4>;
 
 bool device_has_tensor_cores(const cl::CommandQueue& queue) {
   return tilegemm::detail::has_tensor_cores(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()));
@@ -261,6 +264,12 @@ TENSOR_CORES_CASE(DoubleLarge, "tensor_cores 128x128x4 8x8 v4 s4 double, every s
 TENSOR_CORES_CASE(FloatLarge, "tensor_cores 128x128x8 8x16 v4 s5 float tf32x3, every shape and transpose", float,
                   MathMode::tf32x3)
 
+TENSOR_CORES_CASE(FloatOdd, "tensor_cores 96x96x16 6x12 v4 s3 float tf32x3, every shape and transpose", float,
+                  MathMode::tf32x3)
+TENSOR_CORES_CASE(FloatOdd, "tensor_cores 96x96x16 6x12 v4 s3 float tf32, every shape and transpose", float,
+                  MathMode::tf32)
+TENSOR_CORES_CASE(DoubleOdd, "tensor_cores 96x96x4 6x6 v4 s4 double, every shape and transpose", double, MathMode::ieee)
+
 TEST_CASE("the double path of compute capability 8.x (m8n8k4), on a newer GPU described as 8.0",
           "[tensor_cores][gpu]") {
   const cl::CommandQueue queue = tilegemm::default_queue();
@@ -278,6 +287,9 @@ TEST_CASE("AutoConfig takes the tensor cores in each mode where they run, with a
     check_product<tilegemm::AutoConfig, float>(queue, math, false, false, {1025, 1025, 100}, 1.0f, 0.0f);
     check_product<tilegemm::AutoConfig, float>(queue, math, true, true, {300, 520, 301}, -1.5f, 0.5f);
     check_product<tilegemm::AutoConfig, double>(queue, math, true, false, {1030, 1029, 77}, 0.75, -2.0);
+    // More 96 x 96 tiles than compute units: the large tiles' corner and the remainder kernel's strips.
+    check_product<tilegemm::AutoConfig, float>(queue, math, false, true, {2049, 1025, 64}, 1.0f, 0.5f);
+    check_product<tilegemm::AutoConfig, double>(queue, math, false, false, {2049, 1025, 64}, -1.0, 0.0);
   }
 }
 

@@ -45,18 +45,25 @@ inline constexpr std::array<KernelDescription, 12> default_candidates = {
 // tiles where C has a tile for every compute unit, else smaller ones. The fastest of those timed on an H200
 // (benchmarks/README.md, h200-tensor-*.csv): 4 warps of 64 x 64 in float (5 slices 8 deep in tf32x3), 8 of 64 x 32
 // in double (4 slices 4 deep; 128 x 64 tiles read 1.5 times as much per product and were 13% slower at 4096).
+// A C just past a multiple of the tiles (a corner with strips) that 96 x 96 tiles cover whole in one round, one
+// work-group per compute unit, takes those instead (tensor_*_odd): at 1025^3 the strips' launch and the packing
+// that the corner needs added about 20 us to products of 46 to 79 us (H200), and the 64 x 64 tiles of the whole C
+// would put three work-groups on some units where 1024 puts two (see odd_sizes_whole below).
 enum TensorChoice : std::size_t {
   tensor_float_large,
   tensor_float_small,
   tensor_tf32_large,
   tensor_double_large,
   tensor_double_small,
+  tensor_float_odd,
+  tensor_double_odd,
 };
 // clang-format off
-inline constexpr std::array<KernelDescription, 5> tensor_candidates = {
+inline constexpr std::array<KernelDescription, 7> tensor_candidates = {
     describe<TensorCores<128, 128, 8, 64, 64, 5>>, describe<TensorCores<64, 64, 16, 32, 32, 3>>,
     describe<TensorCores<128, 128, 8, 64, 64, 4>>,
-    describe<TensorCores<128, 128, 4, 64, 32, 4>>, describe<TensorCores<64, 64, 8, 32, 32, 4>>};
+    describe<TensorCores<128, 128, 4, 64, 32, 4>>, describe<TensorCores<64, 64, 8, 32, 32, 4>>,
+    describe<TensorCores<96, 96, 16, 48, 48, 3>>,  describe<TensorCores<96, 96, 4, 48, 24, 4>>};
 // clang-format on
 // Products with fewer multiply-adds than this stay on the other families: the packing of operands and the launches
 // it adds are not paid back.
@@ -159,8 +166,30 @@ inline bool small_batch_choice(const GemmShape& s, const DeviceLimits& device, s
   return false;
 }
 
+// A tensor-core plan with strips replaced by the 96 x 96 tiles of the whole C where those are at most one per
+// compute unit (see TensorChoice). Measured on an H200 (whole calls, 1025^3, against the 64 x 64 corner with the
+// remainder kernel): tf32 42.4 against 32.0 TFLOP/s (1024^3 with 64 x 64 tiles: 45.8), tf32x3 25.5 against 23.5
+// (30.1), double 22.2 against 20.5 (27.2); strips in the tiles' own launch instead of the remainder kernel measured
+// no faster. The plan stays as it is where the device cannot run those tiles.
+inline void odd_sizes_whole(Plan& plan, const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
+                            MathMode math) {
+  const KernelDescription& odd =
+      tensor_candidates[scalar_size == sizeof(double) ? tensor_double_odd : tensor_float_odd];
+  const long long tiles =
+      static_cast<long long>((s.m + odd.tile.tsm - 1) / odd.tile.tsm) * ((s.n + odd.tile.tsn - 1) / odd.tile.tsn);
+  if (tiles > static_cast<long long>(device.compute_units) ||
+      !work_group_fits(device, odd.threads_m, odd.threads_n, odd.local_memory_elements * scalar_size)) {
+    return;
+  }
+  try {
+    plan = plan_product(odd, s, device, scalar_size, corner_options(odd, s, device, scalar_size, math, true));
+  } catch (const Error&) {
+    // A packed copy larger than the device's largest buffer: keep the corner and its strips.
+  }
+}
+
 // The tensor-core plan of a product, where tensor cores run it (see TensorChoice), with the tiled corner rule of
-// the other candidates; false where they do not.
+// the other candidates (and odd_sizes_whole); false where they do not.
 inline bool plan_tensor_cores(Plan& plan, const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
                               MathMode math) {
   if (!has_tensor_cores(device) || !math_allows_tensor_cores(scalar_size, math) ||
@@ -183,6 +212,7 @@ inline bool plan_tensor_cores(Plan& plan, const GemmShape& s, const DeviceLimits
     const PlanOptions options = corner_options(config, s, device, scalar_size, math, s.batch > 1);
     try {
       plan = plan_product(config, s, device, scalar_size, options);
+      if (plan.strips != StripWork::none) odd_sizes_whole(plan, s, device, scalar_size, math);
       return true;
     } catch (const Error&) {
       // A packed copy larger than the device's largest buffer: the other families read such operands in place.
