@@ -116,8 +116,11 @@ TEMPLATE_TEST_CASE("kernels read operands in place when they already fit the til
 }
 
 TEST_CASE("gemm waits for its wait list and returns an event that completes with the product", "[core]") {
-  const cl::CommandQueue queue = tilegemm::default_queue();
-  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  // A queue with profiling on the default queue's context (tilegemm's own queues have none), so that the event's
+  // times can be read.
+  const cl::Context context = tilegemm::default_queue().getInfo<CL_QUEUE_CONTEXT>();
+  const cl::CommandQueue queue(context, tilegemm::default_queue().getInfo<CL_QUEUE_DEVICE>(),
+                               CL_QUEUE_PROFILING_ENABLE);
   const Matrix<float> a = tilegemm_test::random_matrix<float>(70, 50), b = tilegemm_test::random_matrix<float>(50, 30);
   const Matrix<float> nans = Matrix<float>::Constant(70, 30, tilegemm_test::poison<float>());
   const cl::Buffer c = device_copy(queue, nans);

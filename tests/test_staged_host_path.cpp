@@ -92,6 +92,32 @@ TEMPLATE_TEST_CASE("the staged host path: many blocks at once, the eager form an
   check_staged<S>("row-major C", a, b, row_major);
 }
 
+TEMPLATE_TEST_CASE("the staged host path: the first block in slices of K, all four transposes, C a block", "[staged]",
+                   float, double) {
+  using S = TestType;
+  // Blocks of about 32, the first one in slices of K at least 16 deep: 45 / 16 = 2 slices of 22 and 23, 301 / 16 =
+  // 18 slices; K = 31 is one slice (shallower than two). Slots of 1 KiB split the slices' uploads too.
+  StagedPathSettings settings = forced(1024);
+  settings.first_block_depth = 16;
+  const ScopedStagedPath staged(settings);
+  for (const auto& [m, n, k, slices] :
+       {std::tuple<Index, Index, Index, int>{67, 131, 45, 2}, {5, 200, 301, 18}, {40, 33, 31, 1}}) {
+    const S sentinel = S(-9876.5);
+    Matrix<S> big_c = Matrix<S>::Constant(m + 3, n + 2, sentinel);
+    auto c = big_c.block(2, 1, m, n);
+    const Matrix<S> at = random_matrix<S>(k, m), bt = random_matrix<S>(n, k);
+    check_staged<S>("A B", random_matrix<S>(m, k), random_matrix<S>(k, n), c);
+    CHECK(last_host_call_profile().first_block_slices == slices);
+    check_staged<S>("A^T B", at.transpose(), random_matrix<S>(k, n), c);
+    check_staged<S>("A B^T", random_matrix<S>(m, k), bt.transpose(), c);
+    check_staged<S>("A^T B^T", at.transpose(), bt.transpose(), c);
+    CHECK(last_host_call_profile().first_block_slices == slices);
+    Matrix<S> outside = big_c;
+    outside.block(2, 1, m, n).setConstant(sentinel);
+    CHECK((outside.array() == sentinel).all());
+  }
+}
+
 TEST_CASE("the staged host path with C sharing memory with A or B reads the old values", "[staged]") {
   using S = float;
   const Index n = 90;

@@ -23,12 +23,15 @@ namespace tilegemm::detail {
 
 // When and how the staged path runs: for products whose operands and result hold at least `from_bytes` in all, on
 // GPUs (a CPU device's memory is host memory: the direct path is as fast there), with pinned slots of `slot_bytes`,
-// C made in blocks of about `block_side` squared. The defaults were measured on an H200 (benchmarks/README.md). Tests
-// lower the bound, the slots, and let it run on CPU devices.
+// C made in blocks of about `block_side` squared, the first of them in slices of K at least `first_block_depth` deep
+// (one slice where K is shallower than two), so that the first product waits for a slice of A's and B's first blocks
+// rather than all of them. The defaults were measured on an H200 (benchmarks/README.md). Tests lower the bound, the
+// slots, the depth, and let it run on CPU devices.
 struct StagedPathSettings {
   std::size_t from_bytes = std::size_t{10} << 20;
   std::size_t slot_bytes = std::size_t{16} << 20;
   std::size_t block_side = 2048;
+  std::size_t first_block_depth = 4096;
   bool on_cpu_devices = false;
 };
 
@@ -63,7 +66,8 @@ struct HostCallProfile {
   double product = 0;
   double download = 0;
   double copy_out = 0;
-  int blocks = 0;  // blocks of C made
+  int blocks = 0;              // blocks of C made
+  int first_block_slices = 0;  // slices of K the first block was made in
 };
 inline HostCallProfile& last_host_call_profile() {
   thread_local HostCallProfile profile;
@@ -259,21 +263,39 @@ void staged_product(const CallContext& call, const KernelDescription* config, co
       const std::size_t row0 = row_starts[i], row1 = end_of(row_starts, i, m);
       const std::size_t col0 = col_starts[j], col1 = end_of(col_starts, j, n);
       while (!pending.empty() && finished(pending.front().done)) copy_out_oldest();  // free slots, C done early
-      if (a_ready[i]() == nullptr) a_ready[i] = upload_op_rows(a, row0, row1, device_a.buffer());
-      if (b_ready[j]() == nullptr) b_ready[j] = upload_op_cols(b, col0, col1, device_b.buffer());
-      std::vector<cl::Event> ready{a_ready[i], b_ready[j]};
-      if (beta != Scalar(0)) ready.push_back(upload_block(c.data, c.ld, m, row0, row1, col0, col1, device_c.buffer()));
-      // This block of C: rows [row0, row1) of op(A) times columns [col0, col1) of op(B), on the dense device copies.
-      const long long lda = static_cast<long long>(std::max<std::size_t>(a_rows, 1));
-      const long long ldb = static_cast<long long>(std::max<std::size_t>(b_rows, 1));
-      const GemmProblem block = check_arguments<Scalar>(
-          call.context, a.transposed ? Transpose::yes : Transpose::no, b.transposed ? Transpose::yes : Transpose::no,
-          static_cast<long long>(row1 - row0), static_cast<long long>(col1 - col0), static_cast<long long>(k), alpha,
-          device_a.buffer(), static_cast<long long>(a.transposed ? row0 * a_rows : row0), lda, device_b.buffer(),
-          static_cast<long long>(b.transposed ? col0 : col0 * b_rows), ldb, beta, device_c.buffer(),
-          static_cast<long long>(col0 * m + row0), static_cast<long long>(m));
-      const cl::Event product = run_gemm(compute, config, block, ready);
-      products.push_back(product);
+      // This block of C: rows [row0, row1) of op(A) times columns [col0, col1) of op(B), on the dense device copies;
+      // the first block in slices of K, each slice's product started once its part of A and B is up (the slices
+      // after the first add to C, beta = 1).
+      const std::size_t slices =
+          i == 0 && j == 0 ? std::max<std::size_t>(1, k / std::max<std::size_t>(settings.first_block_depth, 1)) : 1;
+      if (profile.blocks == 0) profile.first_block_slices = static_cast<int>(slices);
+      cl::Event product;
+      for (std::size_t slice = 0; slice < slices; ++slice) {
+        const std::size_t k0 = k * slice / slices, k1 = k * (slice + 1) / slices;
+        if (slices > 1) {  // rows [row0, row1) of op(A) and columns [col0, col1) of op(B) over k0 <= k < k1
+          a_ready[i] = a.transposed ? upload_block(a.data, a.ld, a_rows, k0, k1, row0, row1, device_a.buffer())
+                                    : upload_block(a.data, a.ld, a_rows, row0, row1, k0, k1, device_a.buffer());
+          b_ready[j] = b.transposed ? upload_block(b.data, b.ld, b_rows, col0, col1, k0, k1, device_b.buffer())
+                                    : upload_block(b.data, b.ld, b_rows, k0, k1, col0, col1, device_b.buffer());
+        } else {
+          if (a_ready[i]() == nullptr) a_ready[i] = upload_op_rows(a, row0, row1, device_a.buffer());
+          if (b_ready[j]() == nullptr) b_ready[j] = upload_op_cols(b, col0, col1, device_b.buffer());
+        }
+        std::vector<cl::Event> ready{a_ready[i], b_ready[j]};
+        if (slice == 0 && beta != Scalar(0))
+          ready.push_back(upload_block(c.data, c.ld, m, row0, row1, col0, col1, device_c.buffer()));
+        const long long lda = static_cast<long long>(std::max<std::size_t>(a_rows, 1));
+        const long long ldb = static_cast<long long>(std::max<std::size_t>(b_rows, 1));
+        const GemmProblem block = check_arguments<Scalar>(
+            call.context, a.transposed ? Transpose::yes : Transpose::no, b.transposed ? Transpose::yes : Transpose::no,
+            static_cast<long long>(row1 - row0), static_cast<long long>(col1 - col0), static_cast<long long>(k1 - k0),
+            alpha, device_a.buffer(), static_cast<long long>(a.transposed ? row0 * a_rows + k0 : k0 * a_rows + row0),
+            lda, device_b.buffer(), static_cast<long long>(b.transposed ? k0 * b_rows + col0 : col0 * b_rows + k0), ldb,
+            slice == 0 ? beta : Scalar(1), device_c.buffer(), static_cast<long long>(col0 * m + row0),
+            static_cast<long long>(m));
+        product = run_gemm(compute, config, block, ready);
+        products.push_back(product);
+      }
       download_block(row0, row1, col0, col1, product);
       ++profile.blocks;
     }
