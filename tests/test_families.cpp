@@ -146,13 +146,19 @@ void check_family(EdgePolicy policy = EdgePolicy::by_size) {
 // place a vector at a time (sizes, offsets and leading dimensions whole vectors), in place an element at a time.
 // Each way is its own program per layout of A and B: all four in float; in double, whose kernels differ only in
 // their type, A^T * B^T and A * B (A K-contiguous with B outer-contiguous, and the reverse), to keep the number of
-// programs CI compiles down.
+// programs CI compiles down. Large tiles, whose kernel text is that of the small ones with other sizes (and whose
+// programs take PoCL the longest to build), take A * B and A^T * B^T in float and A * B in double.
 template <class Config>
-void check_family_every_way() {
+void check_family_every_way(bool every_layout = true) {
   for (EdgePolicy policy : {EdgePolicy::pack, EdgePolicy::vectors, EdgePolicy::elements}) {
     INFO("edge policy " << static_cast<int>(policy));
-    check_family_in<Config, float>(policy);
-    check_family_in<Config, double>(policy, {0, 3});
+    if (every_layout) {
+      check_family_in<Config, float>(policy);
+      check_family_in<Config, double>(policy, {0, 3});
+    } else {
+      check_family_in<Config, float>(policy, {0, 3});
+      check_family_in<Config, double>(policy, {0});
+    }
   }
 }
 
@@ -207,10 +213,10 @@ TEST_CASE("prefetch 64x64x16_4x4 v4", "[families][prefetch]") {
   check_family_every_way<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>();
 }
 TEST_CASE("prefetch 128x128x8_8x8 v4", "[families][prefetch]") {
-  check_family_every_way<tilegemm::Prefetch<128, 128, 8, 8, 8, 4>>();
+  check_family_every_way<tilegemm::Prefetch<128, 128, 8, 8, 8, 4>>(false);
 }
 TEST_CASE("prefetch 128x64x8_8x4 v2", "[families][prefetch]") {
-  check_family_every_way<tilegemm::Prefetch<128, 64, 8, 8, 4, 2>>();
+  check_family_every_way<tilegemm::Prefetch<128, 64, 8, 8, 4, 2>>(false);
 }
 TEST_CASE("prefetch 32x32x8_2x2 v1", "[families][prefetch]") {
   check_family_every_way<tilegemm::Prefetch<32, 32, 8, 2, 2, 1>>();
