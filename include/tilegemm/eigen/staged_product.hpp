@@ -158,6 +158,9 @@ void staged_product(const CallContext& call, const KernelDescription* config, co
   const std::size_t m = static_cast<std::size_t>(c.rows), n = static_cast<std::size_t>(c.cols);
   const std::size_t k = static_cast<std::size_t>(a.transposed ? a.rows : a.cols);
   const std::size_t a_rows = static_cast<std::size_t>(a.rows), b_rows = static_cast<std::size_t>(b.rows);
+  // The leading dimensions of the dense device copies of A and B, which every block's product reads.
+  const long long lda = static_cast<long long>(std::max<std::size_t>(a_rows, 1));
+  const long long ldb = static_cast<long long>(std::max<std::size_t>(b_rows, 1));
   HostCallProfile profile;
   const auto timed = [&](double& total, auto&& work) {
     const auto begin = Clock::now();
@@ -284,8 +287,6 @@ void staged_product(const CallContext& call, const KernelDescription* config, co
         std::vector<cl::Event> ready{a_ready[i], b_ready[j]};
         if (slice == 0 && beta != Scalar(0))
           ready.push_back(upload_block(c.data, c.ld, m, row0, row1, col0, col1, device_c.buffer()));
-        const long long lda = static_cast<long long>(std::max<std::size_t>(a_rows, 1));
-        const long long ldb = static_cast<long long>(std::max<std::size_t>(b_rows, 1));
         const GemmProblem block = check_arguments<Scalar>(
             call.context, a.transposed ? Transpose::yes : Transpose::no, b.transposed ? Transpose::yes : Transpose::no,
             static_cast<long long>(row1 - row0), static_cast<long long>(col1 - col0), static_cast<long long>(k1 - k0),
