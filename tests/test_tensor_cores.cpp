@@ -109,11 +109,12 @@ void check_product(const cl::CommandQueue& queue, MathMode math, bool trans_a, b
   CHECK(std::count(result.begin(), result.end(), sentinel) == static_cast<long>(result.size()));
 }
 
-// Shapes across the tiles' edges (single elements, primes, K = 1, long K) and whole tiles of both configurations
-// (operands read in place where their layout allows).
-const std::vector<Shape> shapes = {{1, 1, 1},     {7, 7, 7},      {61, 129, 7},  {129, 61, 1},
-                                   {3, 130, 61},  {8, 9, 1500},   {65, 63, 17},  {200, 136, 300},
-                                   {64, 128, 32}, {128, 256, 48}, {257, 129, 65}};
+// Shapes across the tiles' edges (single elements, primes, K = 1, long K), whole tiles of both configurations
+// (operands read in place where their layout allows), and more rows of tiles than a band of work-groups takes
+// (tensor_band_tiles: 700 is one band and part of another in 64 x 64 tiles).
+const std::vector<Shape> shapes = {{1, 1, 1},     {7, 7, 7},      {61, 129, 7},   {129, 61, 1},
+                                   {3, 130, 61},  {8, 9, 1500},   {65, 63, 17},   {200, 136, 300},
+                                   {64, 128, 32}, {128, 256, 48}, {257, 129, 65}, {700, 200, 9}};
 
 // Every shape in every transpose, with alpha = 1, beta = 0 and random ones.
 template <class Config, class Scalar>

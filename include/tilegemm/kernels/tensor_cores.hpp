@@ -246,8 +246,16 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   const int t = tid % 4;
   const int warp_m = warp % WARPS_M * WM;  // the warp's part of the tile
   const int warp_n = warp / WARPS_M * WN;
-  const int tile_m = TSM * get_group_id(0);
-  const int tile_n = TSN * get_group_id(1);
+  // Work-groups start in the order of their linear index. Taken down bands of BAND_TILES rows of tiles, column by
+  // column, those that run at once read fewer panels of A and B, so that more of their reads hit the L2 cache (at
+  // 8192 on an H200: double 2% faster, tf32 5%).
+  const int groups_m = get_num_groups(0);
+  const int linear = get_group_id(1) * groups_m + get_group_id(0);
+  const int band = BAND_TILES * get_num_groups(1);  // work-groups in a band
+  const int first_m = linear / band * BAND_TILES;
+  const int band_rows = min(groups_m - first_m, BAND_TILES);
+  const int tile_m = TSM * (first_m + linear % band % band_rows);
+  const int tile_n = TSN * (linear % band / band_rows);
   __global const real* a = (__global const real*)(A + IN_BATCH(a_offset, a_stride)) + tile_m;
   __global const real* b = (__global const real*)(B + IN_BATCH(b_offset, b_stride)) + tile_n;
   int a_place[SPAN_PLACES], b_place[SPAN_PLACES];  // see load_fragments
@@ -314,6 +322,9 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
 // fragment in distinct banks (rows t and columns g: t * ROW falls on distinct multiples of 4 eight-byte pairs) and
 // every row on 16 bytes. Rows of floats are swizzled instead, without padding (see the kernel text).
 inline constexpr int tensor_row_pad_double = 4;
+// Rows of tiles in a band of work-groups (see the kernel text): the 132 work-groups of a wave at 8192 read 8 panels
+// of A and 17 of B rather than 64 and 3. 8 and 16 measured the same; L2 prefetch hints on the copies gained nothing.
+inline constexpr int tensor_band_tiles = 8;
 // STAGES slices of A and B, TSK rows of TSM and TSN elements each, counted with the doubles' padding (floats use
 // less of it).
 constexpr std::size_t tensor_cores_local_elements(const TileShape& t) {
@@ -382,6 +393,7 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
     lines.define("STAGES", t.stages);
     lines.define("PENDING_SLICES", t.stages - 2);
     lines.define("ROW_PAD_DOUBLE", tensor_row_pad_double);
+    lines.define("BAND_TILES", tensor_band_tiles);
     lines.define("LOCAL_ELEMENTS", static_cast<long long>(tensor_cores_local_elements(t)));
   }
 
