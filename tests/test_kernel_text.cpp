@@ -135,7 +135,8 @@ TEST_CASE("a tensor_cores program has the warps, stages and local memory in its 
   using tilegemm::detail::MmaKind;
   CHECK(contains(describe<Tensor>.config_preamble.text,
                  "#define WARPS_M 2\n#define WARPS_N 4\n#define WM 64\n#define WN 32\n#define STAGES 3\n"
-                 "#define PENDING_SLICES 1\n#define ROW_PAD_DOUBLE 4\n#define LOCAL_ELEMENTS 12672\n"));
+                 "#define PENDING_SLICES 1\n#define ROW_PAD_DOUBLE 4\n#define BAND_TILES 8\n"
+                 "#define LOCAL_ELEMENTS 12672\n"));
   Variant tf32x3;
   tf32x3.mma = MmaKind::tf32x3;
   const ProgramText text = gemm_program(describe<Tensor>, false, tf32x3);
