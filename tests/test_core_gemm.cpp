@@ -76,12 +76,14 @@ TEST_CASE("an empty C (m = 0 or n = 0) returns a completed event and touches not
 
 // Every transpose of operands that fill whole tiles, at offsets and leading dimensions that are multiples of the
 // vector width: the kernels that read either layout take all of them in place (no pack kernel), the others take
-// outer-contiguous ones in place. Around the operands is NaN, so a read outside them shows.
+// outer-contiguous ones in place. Around the operands is NaN, so a read outside them shows. Double, whose programs
+// differ from float's only in their type, takes A * B and A^T * B^T (one program fewer per other transpose).
 template <class Config, class Scalar>
 void check_in_place_operands() {
   const cl::CommandQueue queue = tilegemm::default_queue();
   const int m = 2 * Config::TSM, n = Config::TSN, k = 3 * Config::TSK, offset = 2 * Config::VW;
   for (int t = 0; t < 4; ++t) {
+    if (std::is_same_v<Scalar, double> && (t == 1 || t == 2)) continue;
     const bool trans_a = t & 1, trans_b = t & 2;
     INFO(Config::name() << " transA=" << trans_a << " transB=" << trans_b << " seed " << tilegemm_test::run_seed());
     const Matrix<Scalar> op_a = tilegemm_test::random_matrix<Scalar>(m, k);
