@@ -193,9 +193,13 @@ TEST_CASE("a user context is let go of at the next call on another context once 
   first.reset();
   CHECK(held_resources().user_contexts == 1);  // not seen yet: the next call finds it out
   // PoCL lets go of the events of the first context's commands, each holding a reference to it, on a thread of its
-  // own, a little after the work is done; until then tilegemm sees references that are not its own and keeps it. So
-  // calls on the second context go on for up to 2 s of such waiting, and the first context must be gone by then.
-  for (int call = 0; call < 3 || (held_resources().user_contexts != 1 && call < 100); ++call) {
+  // own, a little after the work is done; until then tilegemm sees references that are not its own and keeps it, and
+  // looks again at each call for a while (dropped_context_recheck). Calls on the second context go on for that while,
+  // and the first context must be gone by its end.
+  const auto start = std::chrono::steady_clock::now();
+  for (int call = 0; call < 3 || (held_resources().user_contexts != 1 &&
+                                  std::chrono::steady_clock::now() - start < tilegemm::detail::dropped_context_recheck);
+       ++call) {
     REQUIRE(multiply(second.queue, 12, 9, 7) == "");
     if (call >= 3) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

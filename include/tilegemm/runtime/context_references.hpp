@@ -2,9 +2,11 @@
 // that tilegemm can tell when only its own objects hold a context.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "opencl.hpp"
@@ -68,7 +70,7 @@ class ContextReferences {
     return known.references;
   }
 
-  static constexpr int max_attempts = 3;
+  static constexpr int max_attempts = 8;
 
  private:
   struct Known {
@@ -92,6 +94,16 @@ class ContextReferences {
       if (queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, sizeof bytes, bytes) != CL_SUCCESS) return std::nullopt;
       queue = cl::CommandQueue();
       with_used_buffer = reference_count(context());
+      // A driver may let go of the write's event, which holds the queue, on a thread of its own a moment after the
+      // write (PoCL does): the count is read again for up to 20 ms, until it is no more than the buffer's and the
+      // queue's that the buffer may keep.
+      const auto buffer_alone = [&] { return *with_buffer - (*with_queue - *before); };
+      for (int wait = 0; wait < 20 && with_queue && with_buffer && with_used_buffer && *with_queue >= *before &&
+                         *with_buffer >= *with_queue - *before && *with_used_buffer > buffer_alone() + 1;
+           ++wait) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        with_used_buffer = reference_count(context());
+      }
     }
     {
       const cl::Program program(context, "kernel void tilegemm_reference_probe(void) {}", false, &status);

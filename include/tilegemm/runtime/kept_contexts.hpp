@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -20,6 +22,11 @@ namespace tilegemm::detail {
 // each one. A context the user has dropped is let go of sooner: at tilegemm's next call on another context (see
 // KeptContexts::let_go_of_dropped), or at once with tilegemm::release_resources(context).
 inline constexpr std::size_t kept_user_contexts = 2;
+
+// How long after a change of context every call looks again for dropped user contexts, when the look at the change
+// found one it could not let go of yet: a driver may hold a dropped context for a moment through commands it releases
+// on threads of its own (PoCL does), so that only a later look finds it gone.
+inline constexpr std::chrono::milliseconds dropped_context_recheck{2000};
 
 // Something that holds OpenCL objects per context (the program cache, the scratch pool): KeptContexts tells it when to
 // let go of them. Objects a call in progress uses stay alive through that call's own references.
@@ -62,8 +69,11 @@ class KeptContexts {
   // context, the other user contexts that only tilegemm holds now are let go of too (let_go_of_dropped). Call it
   // without holding a holder's lock (the holders are told here).
   void use(const cl::Context& context, const cl::CommandQueue& queue = cl::CommandQueue()) {
-    const bool recheck = rechecks_.load() > 0 && rechecks_.fetch_sub(1) > 0;
-    if (last_used_.exchange(context()) != context() || recheck) let_go_of_dropped(context());
+    if (last_used_.exchange(context()) != context()) {
+      if (let_go_of_dropped(context())) recheck_until_ = now() + dropped_context_recheck.count();
+    } else if (now() < recheck_until_.load()) {
+      let_go_of_dropped(context());  // does not extend the window: a context its user holds is not looked at forever
+    }
     if (OwnQueues::instance().owns(context())) return;
     cl::Context dropped;  // held until the holders have let go, so that its handle cannot be reused meanwhile
     cl::CommandQueue replaced, dropped_queue;  // released after the lock is let go
@@ -96,8 +106,9 @@ class KeptContexts {
   // through is held by tilegemm alone. Where the counts cannot tell (another object of the user's, or a kernel or
   // event that counts), the context stays, as the least recently used ones do: the safe side. A context the user
   // holds is never let go of here, unless only through objects that tilegemm never sees and that do not count. A
-  // context found in use is counted again only once its count (or its queue's) has changed.
-  void let_go_of_dropped(cl_context current) {
+  // context found in use is counted again only once its count (or its queue's) has changed. Returns whether a context
+  // whose counts had changed could not be let go of (yet).
+  bool let_go_of_dropped(cl_context current) {
     std::vector<Kept> candidates;  // copies: one more reference to each context and queue, counted below
     std::vector<ContextResources*> holders;
     {
@@ -108,9 +119,13 @@ class KeptContexts {
       }
       holders = holders_;
     }
+    bool kept_changed = false;
     for (Kept& candidate : candidates) {
       const std::optional<ImplicitReferences> implicit = ContextReferences::instance().of(candidate.context);
-      if (!implicit) continue;
+      if (!implicit) {
+        kept_changed = true;  // measured again by a later look, unless measuring has failed too often
+        continue;
+      }  // no platform count to go by: a later look would not tell either
       // The holders drop the events and queues of commands that have finished, which hold the context and queue.
       for (ContextResources* holder : holders) holder->references_to(candidate.context(), *implicit);
       if (candidate.queue() != nullptr) {
@@ -119,6 +134,7 @@ class KeptContexts {
         // (anything more is the user's, a pending command's or the driver's own, and keeps the context).
         if (implicit->queue == 0 && reference_count(candidate.queue()) != cl_uint{2}) {
           settle(candidate);
+          kept_changed = true;
           continue;
         }
         forget_queue(candidate);
@@ -129,19 +145,21 @@ class KeptContexts {
         bool released_buffers = false;
         for (ContextResources* holder : holders) released_buffers |= holder->release_buffers(candidate.context());
         extra = references_beyond_tilegemm(candidate.context(), *implicit, holders);
-        // The driver may let go of the queue a little later (PoCL releases commands on threads of its own): the next
-        // few calls look again.
+        // The driver may let go of the queue a little later (PoCL releases commands on threads of its own): the
+        // calls of the next moment look again (see use()).
         if (released_buffers && extra != cl_uint{0}) {
-          rechecks_ = max_rechecks;
+          kept_changed = true;
           continue;
         }
       }
       if (extra == cl_uint{0}) {
         release(candidate.context);
-      } else if (extra) {
-        settle(candidate);
+        continue;
       }
+      if (extra) settle(candidate);
+      kept_changed = true;
     }
+    return kept_changed;
   }
 
   // Whether objects of `context` may be kept now (holders ask under their own lock, before they add one).
@@ -265,8 +283,13 @@ class KeptContexts {
   std::vector<ContextResources*> holders_;
   std::vector<Kept> recent_;                    // the kept user contexts, most recently used first
   std::atomic<cl_context> last_used_{nullptr};  // the context of the last call (compared, never used)
-  static constexpr int max_rechecks = 8;
-  std::atomic<int> rechecks_{0};  // how many more calls of use() look for dropped contexts on the same context
+  // Until when (now()'s milliseconds) calls on the same context look for dropped contexts too.
+  std::atomic<std::int64_t> recheck_until_{0};
+
+  static std::int64_t now() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
 };
 
 }  // namespace tilegemm::detail
