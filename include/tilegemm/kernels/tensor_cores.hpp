@@ -28,8 +28,9 @@ inline constexpr char tensor_cores_source[] = R"CLC(
 // multiplying this one measured slower on an H200: the registers it takes cost more than it hides.) A slice's tiles
 // are k-major, rows of TSM (TSN) elements, laid out so that the lanes' reads of a fragment (rows t, columns g) fall in
 // distinct banks and every row starts on 16 bytes, as the 16-byte copies need. Rows of floats have no padding: their
-// 16-byte pieces are swizzled, piece p of row k at p ^ 2 (k % 4), so that a read's 8 floats of each of 4 rows meet 8
-// distinct pieces of 4 banks, as do the 8 pieces of a row that copies write at once; a stage more of 128 x 128 fits
+// 16-byte pieces are swizzled, piece p of row k at p ^ 2 (k % 4) (with lane blocks, below, as LANE_SWIZZLE says), so
+// that a read's 8 floats of each of 4 rows meet 8 distinct pieces of 4 banks, as do the 8 pieces of a row that copies
+// write at once; a stage more of 128 x 128 fits
 // in the 48 KiB of local memory a work-group has on NVIDIA GPUs (tf32x3 gained 5% on an H200 with the same stages).
 // Rows of doubles have ROW_PAD_DOUBLE of padding instead: the same layout swizzled measured 15% slower on an H200 in
 // double (the compiler ordered the slice's products after its loads, where with padding it moved some past the
@@ -44,14 +45,34 @@ inline constexpr char tensor_cores_source[] = R"CLC(
 #define MMA_K 8
 #endif
 #define QUADS (MMA_K / 4)  // groups of 4 steps of k in one product
+// Lane blocks (float): the rows and columns of a warp's tiles are taken in an order where each lane's elements of a
+// row of a slice lie side by side, LANE_A of A from column LANE_A g on and LANE_B of B from LANE_B g on, so that one
+// 16-byte read brings 4 of them: row 8 h + g of the warp's tile i of 16 x 8 is its row LANE_A g + 2 i + h, column g
+// of its tile j its column LANE_B g + j. Taken where each lane's block is 1, 2 or 4 whole float4s (tf32x3 gained 3
+// to 5% on an H200, tf32 nothing; double, in pairs, lost 11%, so it keeps one read per element).
+#define LANE_A (2 * TILES_M)
+#define LANE_B TILES_N
+#define LANE_FITS(L) ((L) == 4 || (L) == 8 || (L) == 16)
+#define LANE_BLOCKS ((MMA == MMA_TF32X3 || MMA == MMA_TF32) && LANE_FITS(LANE_A) && LANE_FITS(LANE_B))
 #define DOUBLE_ROWS (sizeof(real) == 8)  // padded rows (double) rather than swizzled ones (float)
 #define ROW_A (TSM + (DOUBLE_ROWS ? ROW_PAD_DOUBLE : 0))
 #define ROW_B (TSN + (DOUBLE_ROWS ? ROW_PAD_DOUBLE : 0))
 #define SLICE_ELEMENTS (TSK * (ROW_A + ROW_B))
 #define PIECE ((int)(16 / sizeof(real)))  // elements in a 16-byte copy
-#define SWIZZLE(k) (DOUBLE_ROWS ? 0 : (k) % 4 * 2 * PIECE)  // where row k's elements lie: column x at x ^ SWIZZLE(k)
+// Where row k's elements lie: column x at x ^ SWIZZLE_A(k) (SWIZZLE_B(k)). With lane blocks of P pieces, the 4 rows'
+// swizzles take the bits of a piece's number that g leaves alone, so that the 8 lanes of a quarter of a warp (2
+// values of g, 4 of t) read 8 distinct pieces of a 128-byte span.
+#define LANE_SWIZZLE(k, P) ((((k) % 4 & ((P) - 1)) | (((k) % 4 & ~((P) - 1)) << 1)) * PIECE)
+#if LANE_BLOCKS
+#define SWIZZLE_A(k) LANE_SWIZZLE(k, LANE_A / 4)
+#define SWIZZLE_B(k) LANE_SWIZZLE(k, LANE_B / 4)
+#else
+#define SWIZZLE_A(k) (DOUBLE_ROWS ? 0 : (k) % 4 * 2 * PIECE)
+#define SWIZZLE_B(k) SWIZZLE_A(k)
+#endif
 #define SPAN (8 * PIECE)                  // the swizzle moves elements within aligned spans of 8 pieces
 #define SPAN_PLACES (SPAN / 8)            // places of a lane's column g + 8 v in a span, v < SPAN_PLACES
+#define PLACES 4                          // at least SPAN_PLACES and a lane block's pieces
 #define SLICE_PIECES_A (TSK * TSM / PIECE)  // 16-byte copies of A and of B per slice
 #define SLICE_PIECES_B (TSK * TSN / PIECE)
 #define PIECES_A ((SLICE_PIECES_A + THREADS - 1) / THREADS)  // per work-item, at most
@@ -79,7 +100,7 @@ inline void copy_slice(__local real* slice, __global const real* a, const int ld
     const int k = e / (TSM / PIECE);
     const int m = e % (TSM / PIECE) * PIECE;
     if (SLICE_PIECES_A % THREADS == 0 || e < SLICE_PIECES_A) {
-      copy_16_bytes(slice + k * ROW_A + (m ^ SWIZZLE(k)), a + (k0 + k) * lda + m);
+      copy_16_bytes(slice + k * ROW_A + (m ^ SWIZZLE_A(k)), a + (k0 + k) * lda + m);
     }
   }
   __local real* b_slice = slice + TSK * ROW_A;
@@ -89,7 +110,7 @@ inline void copy_slice(__local real* slice, __global const real* a, const int ld
     const int k = e / (TSN / PIECE);
     const int n = e % (TSN / PIECE) * PIECE;
     if (SLICE_PIECES_B % THREADS == 0 || e < SLICE_PIECES_B) {
-      copy_16_bytes(b_slice + k * ROW_B + (n ^ SWIZZLE(k)), b + (k0 + k) * ldb + n);
+      copy_16_bytes(b_slice + k * ROW_B + (n ^ SWIZZLE_B(k)), b + (k0 + k) * ldb + n);
     }
   }
 }
@@ -146,8 +167,28 @@ inline void mma_fp64(double* d, const double* a, const double* b) {
 // of A in row t and column warp_m + g + 8 v lies in the slice (b_place the same for B); columns c spans further on
 // lie c spans further (the swizzle keeps elements within their span), and rows 4 on, 4 rows further (it repeats
 // every 4 rows).
-inline void load_fragments(__local const real* slice, const int a_place[SPAN_PLACES], const int b_place[SPAN_PLACES],
+inline void load_fragments(__local const real* slice, const int a_place[PLACES], const int b_place[PLACES],
                            const int k, real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS]) {
+#if LANE_BLOCKS
+  // a_place[p] (b_place[p]) is where float4 p of the lane's block in row t lies; rows 4 on, 4 rows further.
+#pragma unroll
+  for (int q = 0; q < QUADS; ++q) {
+#pragma unroll
+    for (int p = 0; p < LANE_A / 4; ++p) {
+      const float4 v = *(__local const float4*)(slice + (k + 4 * q) * ROW_A + a_place[p]);
+      const float e[4] = {v.x, v.y, v.z, v.w};  // the lane's rows 4 p + x: row g + 8 (x % 2) of tile 2 p + x / 2
+#pragma unroll
+      for (int x = 0; x < 4; ++x) a[(4 * p + x) / 2][2 * q + x % 2] = e[x];
+    }
+#pragma unroll
+    for (int p = 0; p < LANE_B / 4; ++p) {
+      const float4 v = *(__local const float4*)(slice + (k + 4 * q) * ROW_B + b_place[p]);
+      const float e[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int x = 0; x < 4; ++x) b[4 * p + x][q] = e[x];
+    }
+  }
+#else
 #pragma unroll
   for (int i = 0; i < TILES_M; ++i)
 #pragma unroll
@@ -163,6 +204,7 @@ inline void load_fragments(__local const real* slice, const int a_place[SPAN_PLA
     for (int q = 0; q < QUADS; ++q) {
       b[j][q] = slice[(k + 4 * q) * ROW_B + 8 * j / SPAN * SPAN + b_place[8 * j % SPAN / 8]];
     }
+#endif
 }
 
 // acc += a * b for one step of k, every tile of the warp; with low_products (tf32x3 only) a_low * b_low too.
@@ -258,12 +300,23 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   const int tile_n = TSN * (linear % band / band_rows);
   __global const real* a = (__global const real*)(A + IN_BATCH(a_offset, a_stride)) + tile_m;
   __global const real* b = (__global const real*)(B + IN_BATCH(b_offset, b_stride)) + tile_n;
-  int a_place[SPAN_PLACES], b_place[SPAN_PLACES];  // see load_fragments
+  int a_place[PLACES], b_place[PLACES];  // see load_fragments
+#if LANE_BLOCKS
+#pragma unroll
+  for (int p = 0; p < LANE_A / 4; ++p) {
+    a_place[p] = t * ROW_A + ((warp_m + LANE_A * g + 4 * p) ^ SWIZZLE_A(t));
+  }
+#pragma unroll
+  for (int p = 0; p < LANE_B / 4; ++p) {
+    b_place[p] = TSK * ROW_A + t * ROW_B + ((warp_n + LANE_B * g + 4 * p) ^ SWIZZLE_B(t));
+  }
+#else
 #pragma unroll
   for (int v = 0; v < SPAN_PLACES; ++v) {
-    a_place[v] = t * ROW_A + ((warp_m + g + 8 * v) ^ SWIZZLE(t));
-    b_place[v] = TSK * ROW_A + t * ROW_B + ((warp_n + g + 8 * v) ^ SWIZZLE(t));
+    a_place[v] = t * ROW_A + ((warp_m + g + 8 * v) ^ SWIZZLE_A(t));
+    b_place[v] = TSK * ROW_A + t * ROW_B + ((warp_n + g + 8 * v) ^ SWIZZLE_B(t));
   }
+#endif
   real acc[TILES_M][TILES_N][4];
 #pragma unroll
   for (int i = 0; i < TILES_M; ++i)
@@ -313,7 +366,12 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
     for (int j = 0; j < TILES_N; ++j)
 #pragma unroll
       for (int v = 0; v < 4; ++v) {
+#if LANE_BLOCKS
+        STORE_C(tile_m + warp_m + LANE_A * g + 2 * i + v / 2, tile_n + warp_n + LANE_B * (2 * t + v % 2) + j,
+                acc[i][j][v]);
+#else
         STORE_C(tile_m + warp_m + 16 * i + g + 8 * (v / 2), tile_n + warp_n + 8 * j + 2 * t + v % 2, acc[i][j][v]);
+#endif
       }
 }
 )CLC";
