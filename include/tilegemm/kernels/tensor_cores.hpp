@@ -30,8 +30,8 @@ inline constexpr char tensor_cores_source[] = R"CLC(
 // distinct banks and every row starts on 16 bytes, as the 16-byte copies need. Rows of floats have no padding: their
 // 16-byte pieces are swizzled, piece p of row k at p ^ 2 (k % 4) (with lane blocks, below, as LANE_SWIZZLE says), so
 // that a read's 8 floats of each of 4 rows meet 8 distinct pieces of 4 banks, as do the 8 pieces of a row that copies
-// write at once; a stage more of 128 x 128 fits
-// in the 48 KiB of local memory a work-group has on NVIDIA GPUs (tf32x3 gained 5% on an H200 with the same stages).
+// write at once; a stage more of 128 x 128 fits in the 48 KiB of local memory a work-group has on NVIDIA GPUs (tf32x3
+// gained 5% on an H200 with the same stages).
 // Rows of doubles have ROW_PAD_DOUBLE of padding instead: the same layout swizzled measured 15% slower on an H200 in
 // double (the compiler ordered the slice's products after its loads, where with padding it moved some past the
 // barrier).
