@@ -6,8 +6,8 @@
 
 namespace tilegemm_test {
 
-// The tests share a disk cache (tests/CMakeLists.txt), so a program another test stored is loaded rather than
-// compiled: tests that count the programs a call needs count both.
+// With tilegemm's disk cache on (the tests run with it off: CMakeLists.txt), a program another process stored is
+// loaded rather than compiled: tests that count the programs a call needs count both.
 inline std::size_t programs_made() { return tilegemm::programs_built() + tilegemm::programs_loaded_from_disk(); }
 
 }  // namespace tilegemm_test

@@ -398,10 +398,10 @@ TEST_CASE("a tiny tuning run writes its winner, continues where it stopped, and 
   CHECK(plan.chosen == Chosen::tuned);
   CHECK(plan.config.name() == "wide_types 32x32x32 8x1 v8");
 
-  // Another process finds it through TILEGEMM_CACHE_DIR, says so with TILEGEMM_VERBOSE=1, and its product is right;
-  // with TILEGEMM_TUNED=off it takes the model's choice.
-  const std::string worker = std::string("TILEGEMM_VERBOSE=1 TILEGEMM_CACHE_DIR='") + cache.string() + "' '" +
-                             TILEGEMM_TUNED_WORKER + "' 100 90 80";
+  // Another process finds it through TILEGEMM_CACHE_DIR (with the cache on, which the tests' environment turns off),
+  // says so with TILEGEMM_VERBOSE=1, and its product is right; with TILEGEMM_TUNED=off it takes the model's choice.
+  const std::string worker = std::string("TILEGEMM_VERBOSE=1 TILEGEMM_CACHE=on TILEGEMM_CACHE_DIR='") + cache.string() +
+                             "' '" + TILEGEMM_TUNED_WORKER + "' 100 90 80";
   REQUIRE(run(worker, folder.path, output) == 0);
   CHECK(output.find("tilegemm: 100x90x80 float on ") != std::string::npos);
   CHECK(output.find(": wide_types 32x32x32 8x1 v8 (tuned for square_small)") != std::string::npos);
