@@ -83,9 +83,10 @@ inline int item_first_k(const int step, const int k0, const bool k_contiguous) {
 // With edges, each load's offset at k = 0, rows past the tile's last (last_row, counted like item_row) read as the
 // last: worked out once, since the clamped rows do not advance evenly and the compiler worked them out at every
 // load (4% slower at 1025 on an H100). Unrolled, so that `first` is indexed by constants (PoCL 3.1 read wrong
-// offsets otherwise).
-inline void first_offsets(int* first, const int items, const int tid, const bool k_contiguous, const int outer,
-                          const int last_row, const int ld) {
+// offsets otherwise). Static, as load_items: PoCL defines `inline` away, and a function of external linkage is also
+// compiled on its own, where `items` is no constant and LLVM warns that it cannot unroll the loop.
+static inline void first_offsets(int* first, const int items, const int tid, const bool k_contiguous,
+                                 const int outer, const int last_row, const int ld) {
 #pragma unroll
   for (int l = 0; l < items; ++l) {
     const int e = l * THREADS + tid;
@@ -96,9 +97,9 @@ inline void first_offsets(int* first, const int items, const int tid, const bool
 
 // Loads a work-item's items of one operand's tile in the slice at k0 into `next`: with edges from `first`, else
 // where item_offset puts them; with zero_past_k, items that start past K are zero.
-inline void load_items(item* next, const int items, __global const item* restrict tile, const int ld,
-                       const int* first, const int tid, const bool k_contiguous, const int outer, const int k0,
-                       const int K, const bool zero_past_k) {
+static inline void load_items(item* next, const int items, __global const item* restrict tile, const int ld,
+                              const int* first, const int tid, const bool k_contiguous, const int outer, const int k0,
+                              const int K, const bool zero_past_k) {
 #pragma unroll
   for (int l = 0; l < items; ++l) {
     const int e = l * THREADS + tid;
