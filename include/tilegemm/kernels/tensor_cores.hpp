@@ -8,6 +8,7 @@
 #include "../config/tile_config.hpp"
 #include "family_defaults.hpp"
 #include "program_text.hpp"
+#include "tf32_rounding.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -116,9 +117,6 @@ inline void copy_slice(__local real* slice, __global const real* a, const int ld
 }
 
 #if MMA == MMA_TF32X3 || MMA == MMA_TF32
-// x rounded to the nearest TF32 value, ties away from zero, as cvt.rna.tf32.f32 rounds it (the 10-bit mantissa the
-// tensor cores read, low 13 bits 0), but in two integer operations: the conversion runs at a fraction of their rate.
-inline float to_tf32(const float x) { return as_float((as_uint(x) + 0x1000u) & 0xffffe000u); }
 // d += a * b on one 16 x 8 tile, MMA_K deep, from fragments of TF32 values.
 inline void mma_tf32(float* d, const float* a, const float* b) {
 #if MMA_K == 8
@@ -455,6 +453,7 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
     lines.define("LOCAL_ELEMENTS", static_cast<long long>(tensor_cores_local_elements(t)));
   }
 
+  static constexpr TextPiece helpers = tf32_rounding;  // to_tf32
   static constexpr EntryPoint product = {"gemm_tensor_cores", piece(tensor_cores_source)};
 };
 
