@@ -77,7 +77,12 @@ using Candidates = std::tuple<tilegemm::Naive<16, 16>,                         /
                               InMode<tilegemm::TensorCores<96, 96, 16, 48, 48, 3>, MathMode::tf32>,      //
                               InMode<tilegemm::TensorCores<128, 128, 8, 64, 64, 4>, MathMode::tf32>,     //
                               InMode<tilegemm::TensorCores<128, 128, 8, 64, 64, 5>, MathMode::tf32>,     //
-                              InMode<tilegemm::TensorCores<256, 128, 8, 64, 64, 3>, MathMode::tf32>>;
+                              InMode<tilegemm::TensorCores<256, 128, 8, 64, 64, 3>, MathMode::tf32>,     //
+                              // wgmma (compute capability 9.0), TF32 only.
+                              InMode<tilegemm::WarpgroupMma<128, 128, 8, 6>, MathMode::tf32>,  //
+                              InMode<tilegemm::WarpgroupMma<128, 128, 8, 4>, MathMode::tf32>,  //
+                              InMode<tilegemm::WarpgroupMma<128, 256, 8, 4>, MathMode::tf32>,  //
+                              InMode<tilegemm::WarpgroupMma<64, 128, 16, 3>, MathMode::tf32>>;
 
 // A candidate's configuration and math mode.
 template <class T>
@@ -96,7 +101,7 @@ constexpr bool is_tensor_cores() {
   if constexpr (std::is_same_v<Config, tilegemm::AutoConfig>) {
     return false;
   } else {
-    return Config::family == tilegemm::Family::tensor_cores;
+    return Config::family == tilegemm::Family::tensor_cores || Config::family == tilegemm::Family::warpgroup_mma;
   }
 }
 

@@ -19,6 +19,10 @@ using TooLarge = tilegemm::Prefetch<256, 256, 128, 8, 8, 4>;
 // Tensor cores through mma.sync: NVIDIA GPUs of compute capability 8.0 and newer only (elsewhere gpu_gemm throws
 // tilegemm::Error with CL_INVALID_DEVICE); float in a tensor-core math mode (below), double always.
 using TensorCores = tilegemm::TensorCores<128, 128, 16, 64, 64, 2>;
+// Tensor cores through wgmma, TF32: NVIDIA GPUs of compute capability 9.0 (H100, H200) only.
+using Warpgroup = tilegemm::WarpgroupMma<128, 128, 8, 6>;
+// TF32 keeps 10 bits of mantissa: its products are off by about 1e-4 to 1e-3 of their terms.
+constexpr double tf32_tolerance = 1e-2;
 
 template <class Config>
 std::string name_of() {
@@ -39,10 +43,11 @@ double time_ms(Work&& work) {
 
 // C = A * B by gpu_gemm<Config>: a first call (which builds the configuration's OpenCL programs), then the
 // median of 5 warm calls, each with its uploads and downloads; returns whether C matches the double-precision
-// reference. A configuration the device cannot run throws tilegemm::Error before anything is built.
+// reference within `tolerance` of its largest entry. A configuration the device cannot run throws tilegemm::Error
+// before anything is built.
 template <class Config>
 bool run(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b, const Eigen::MatrixXd& reference,
-         const std::string& mode = "") {
+         const std::string& mode = "", double tolerance = 1e-4) {
   Eigen::MatrixXf c;
   const double first = time_ms([&] { c = tilegemm::gpu_gemm<Config>(a, b); });
   std::vector<double> warm;
@@ -50,7 +55,7 @@ bool run(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b, const Eigen::Matrix
   std::nth_element(warm.begin(), warm.begin() + 2, warm.end());
   const double gflops = 2.0 * a.rows() * a.cols() * b.cols() / (warm[2] * 1e6);
   const double error = (c.cast<double>() - reference).cwiseAbs().maxCoeff() / reference.cwiseAbs().maxCoeff();
-  const bool ok = c.allFinite() && error <= 1e-4;  // an entry never written would be NaN
+  const bool ok = c.allFinite() && error <= tolerance;  // an entry never written would be NaN
   std::printf("%-52s %10.2f %10.3f %9.2f %10.2e  %s\n", (name_of<Config>() + mode).c_str(), first, warm[2], gflops,
               error, ok ? "ok" : "WRONG");
   return ok;
@@ -101,8 +106,20 @@ int main(int argc, char** argv) try {
     }
   }
 
+  // TF32, as cuBLAS's TF32 mode, on H100 and H200 through wgmma; AutoConfig takes it there for large products.
+  {
+    const tilegemm::ScopedMathMode tf32(tilegemm::MathMode::tf32);
+    try {
+      ok = run<Warpgroup>(a, b, reference, " in tf32", tf32_tolerance) && ok;
+    } catch (const tilegemm::Error& e) {
+      if (e.code() != CL_INVALID_DEVICE) throw;
+      std::printf("%-52s needs wgmma: tilegemm::Error, code() CL_INVALID_DEVICE\n  %s\n", Warpgroup::name().c_str(),
+                  e.what());
+    }
+  }
+
   std::printf("\n%s\n", ok ? "ok: every configuration that ran matches the double-precision product"
-                           : "FAILED: a product differs from the double-precision one by more than 1e-4");
+                           : "FAILED: a product differs from the double-precision one by more than its tolerance");
   return ok ? EXIT_SUCCESS : EXIT_FAILURE;
 } catch (const tilegemm::Error& e) {
   std::fprintf(stderr, "tilegemm error %d: %s\n", e.code(), e.what());

@@ -67,7 +67,10 @@ void check_config(const CallContext& call) {
   if (config.local_memory_elements * sizeof(Scalar) > call.limits.local_memory_bytes) return;  // refused anyway
   std::vector<Variant> variants = {Variant{}};
   if (config.fuses_strips) variants.push_back(Variant{false, false, EdgeMode::whole_tiles, true});
-  if (config.uses_tensor_cores) {  // only where there are tensor cores, in the kinds the planner would pick
+  if (config.family == tilegemm::Family::warpgroup_mma) {  // TF32 on compute capability 9.0 only
+    if (!has_warpgroup_mma(call.limits) || std::is_same_v<Scalar, double>) return;
+    variants[0].mma = require_tensor_cores(config, call.limits, sizeof(Scalar), tilegemm::MathMode::tf32);
+  } else if (config.uses_tensor_cores) {  // only where there are tensor cores, in the kinds the planner would pick
     if (!has_tensor_cores(call.limits)) return;
     variants[0].mma = require_tensor_cores(config, call.limits, sizeof(Scalar), tilegemm::MathMode::tf32x3);
   }
@@ -104,6 +107,7 @@ void check_families(const CallContext& call) {
   check_config<tilegemm::SplitK<64, 64, 16, 4, 4, 4>, Scalar>(call);
   check_config<tilegemm::TensorCores<128, 128, 16, 64, 64, 2>, Scalar>(call);
   check_config<tilegemm::TensorCores<128, 64, 8, 64, 32, 3>, Scalar>(call);
+  check_config<tilegemm::WarpgroupMma<128, 128, 8, 6>, Scalar>(call);
 }
 
 }  // namespace
@@ -133,4 +137,7 @@ TEST_CASE("the helper kernels take the arguments the executor sets", "[contracts
   check_arguments_of(
       make_kernel(call, support_program(false, pack_tile, scale_kernel_name), pack_tile * pack_tile).get(),
       {"M", "N", "beta", "C", "c_offset", "ldc", "c_stride"});
+  check_arguments_of(make_kernel(call, core_tiles_program(pack_tile), pack_tile * pack_tile).get(),
+                     {"outer", "inner", "outer_contiguous", "src", "src_offset", "ld", "outer_padded", "inner_padded",
+                      "tile_outer", "tile_inner", "dst", "src_stride", "dst_stride"});
 }

@@ -68,6 +68,16 @@ static_assert(Tensor::threads_m == 16 && Tensor::threads_n == 16 && Tensor::thre
 static_assert(Tensor::local_memory_elements == 3 * 16 * (128 + 128 + 8));
 static_assert(describe<Tensor>.uses_tensor_cores && describe<Tensor>.access == OperandAccess::packed);
 static_assert(!describe<Tensor>.fuses_strips && !describe<Tensor>.splits_k);
+// The warpgroup_mma family: a warpgroup (128 work-items) per 64 rows, each work-item 2 rows by TSN / 4 columns;
+// Stages slices of both operands, unpadded; operands always in core tiles; its PTX retargeted to sm_90a.
+using Warpgroup = tilegemm::WarpgroupMma<128, 128, 8, 6>;
+static_assert(Warpgroup::family == tilegemm::Family::warpgroup_mma && Warpgroup::stages == 6);
+static_assert(Warpgroup::WPTM == 2 && Warpgroup::WPTN == 32 && Warpgroup::VW == 1);
+static_assert(Warpgroup::threads_m == 64 && Warpgroup::threads_n == 4 && Warpgroup::threads == 256);
+static_assert(Warpgroup::local_memory_elements == 6 * 8 * (128 + 128));
+static_assert(describe<Warpgroup>.uses_tensor_cores && describe<Warpgroup>.access == OperandAccess::core_tiles);
+static_assert(describe<Warpgroup>.needs_sm90a && !describe<Tensor>.needs_sm90a);
+static_assert(tilegemm::WarpgroupMma<64, 256, 16, 3>::threads == 128);
 static_assert(!describe<Kernel6>.uses_tensor_cores && Kernel6::stages == 1);
 static_assert(!describe<Kernel6>.fuses_strips);
 
@@ -85,6 +95,7 @@ TEST_CASE("TileConfig names describe the configuration", "[unit][kernel_text]") 
   CHECK(tilegemm::Naive<8, 4>::name() == "naive 8x4x1 1x1");
   CHECK(describe<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>.name() == "split_k 64x64x16 4x4 v4");
   CHECK(Tensor::name() == "tensor_cores 128x128x16 8x8 v4 s3");
+  CHECK(Warpgroup::name() == "warpgroup_mma 128x128x8 2x32 s6");
 }
 
 TEST_CASE("a configuration's preamble is one define per parameter, in a fixed order", "[unit][kernel_text]") {
@@ -157,6 +168,24 @@ TEST_CASE("a tensor_cores program has the warps, stages and local memory in its 
   std::sort(keys.begin(), keys.end());
   CHECK(std::adjacent_find(keys.begin(), keys.end()) == keys.end());
   CHECK(!contains(joined(gemm_program(describe<Kernel6>, false, {})), "MMA"));
+}
+
+TEST_CASE("a warpgroup_mma program marks its sm_90a instructions and asks to be retargeted", "[unit][kernel_text]") {
+  Variant tf32;
+  tf32.mma = tilegemm::detail::MmaKind::tf32;
+  const ProgramText text = gemm_program(describe<Warpgroup>, false, tf32);
+  CHECK(std::string(text.kernel_name) == "gemm_warpgroup_mma");
+  CHECK(text.needs_sm90a);
+  CHECK(!gemm_program(describe<Tensor>, false, tf32).needs_sm90a);
+  const std::string all = joined(text);
+  CHECK(contains(all, "#define STAGES 6\n#define LOCAL_ELEMENTS 12288\n#define CORE_ROWS 8\n#define CORE_COLUMNS 4\n"));
+  CHECK(contains(all, "#define SM90A_ONLY \"// sm_90a only: \"\n"));
+  CHECK(contains(all, "SM90A_ONLY\n      \"wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"));
+  // The pack kernel's program states the same core matrices.
+  const std::string pack = joined(tilegemm::detail::core_tiles_program(16));
+  CHECK(contains(pack, "#define CORE_ROWS 8\n#define CORE_COLUMNS 4\n"));
+  CHECK(contains(pack, "void pack_core_tiles("));
+  CHECK(contains(pack, "inline float to_tf32("));
 }
 
 TEST_CASE("program keys differ exactly when the program text does", "[unit][kernel_text]") {

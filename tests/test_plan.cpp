@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "catch.hpp"
+#include "message_matchers.hpp"
 
 namespace {
 
@@ -418,7 +419,7 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
   CHECK(picked(plan_default(shape(4096, 4096, 4096), hopper, 8), tensor_double_large));
   CHECK(picked(plan_default(shape(512, 512, 512), hopper, 8), tensor_double_small));
   CHECK(picked(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32x3), tensor_float_large));
-  CHECK(picked(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32), tensor_tf32_large));
+  CHECK(picked(plan_default(shape(4096, 4096, 4096), a100, 4, MathMode::tf32), tensor_tf32_large));
   CHECK(picked(plan_default(shape(512, 512, 512), hopper, 4, MathMode::tf32), tensor_float_small));
   // Just past a multiple of the small tiles, where 96 x 96 tiles cover all of C in one round (11 x 11 of them on
   // 132 compute units): those, whole, without strips; at the multiple itself the small tiles.
@@ -432,8 +433,9 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
     CHECK(odd_plan.corner_m == 1025);
     CHECK(odd_plan.global[0] / odd_plan.local[0] == 11);
     CHECK(picked(plan_default(shape(1024, 1024, 1024), hopper, scalar_size, math), small));
-    // More 96 x 96 tiles than compute units: the corner and its strips.
-    const Plan corner = plan_default(shape(2049, 1025, 1025), hopper, scalar_size, math);
+    // More 96 x 96 tiles than compute units: the corner and its strips (in tf32 on 9.0, wgmma's whole C).
+    const Plan corner =
+        plan_default(shape(2049, 1025, 1025), math == MathMode::tf32 ? a100 : hopper, scalar_size, math);
     CHECK(!picked(corner, odd));
     CHECK(corner.strips == StripWork::remainder_kernel);
   }
@@ -443,6 +445,72 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
   CHECK(past.corner_n == 4096);
   CHECK(past.strips == StripWork::remainder_kernel);
   CHECK(past.a.packed);  // lda = 4097 is no whole vector
+}
+
+TEST_CASE("the default plan takes wgmma for TF32 on compute capability 9.0 where C has a tile per compute unit",
+          "[unit][plan][tensor_cores]") {
+  using tilegemm::MathMode;
+  const DeviceLimits hopper = h200_with_tensor_cores();
+  const auto warpgroup = [](const Plan& plan) { return plan.config.family == tilegemm::Family::warpgroup_mma; };
+  const Plan plan = plan_default(shape(4097, 4096, 3000), hopper, 4, MathMode::tf32);
+  REQUIRE(warpgroup(plan));
+  CHECK(plan.config.name() == "warpgroup_mma 128x128x8 2x32 s6");
+  CHECK(plan.variant.mma == MmaKind::tf32);
+  // All of C in one launch, both operands packed into core tiles of 128 x 8, K padded to whole slices.
+  CHECK(plan.strips == StripWork::none);
+  CHECK(plan.corner_m == 4097);
+  CHECK(plan.global[0] == 33 * 64);
+  CHECK(plan.global[1] == 32 * 4);
+  CHECK(plan.depth == 3000);
+  for (const OperandPlan* operand : {&plan.a, &plan.b}) {
+    CHECK(operand->packed);
+    CHECK(operand->tile_outer == 128);
+    CHECK(operand->tile_inner == 8);
+    CHECK(operand->offset == 0);
+  }
+  CHECK(plan.a.outer_padded == 33 * 128);
+  CHECK(plan.b.outer_padded == 32 * 128);
+  // Not below a tile per compute unit (132 on the H200), nor in tf32x3, in double, or on other compute capabilities
+  // (8.0 lacks wgmma; 10.0's PTX has no sm_90a instructions).
+  CHECK(!warpgroup(plan_default(shape(1024, 1024, 1024), hopper, 4, MathMode::tf32)));
+  CHECK(warpgroup(plan_default(shape(1536, 1536, 256), hopper, 4, MathMode::tf32)));
+  CHECK(!warpgroup(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32x3)));
+  CHECK(!warpgroup(plan_default(shape(4096, 4096, 4096), hopper, 8, MathMode::tf32)));
+  for (int capability : {80, 89, 100}) {
+    DeviceLimits other = hopper;
+    other.compute_capability = capability;
+    CHECK(!warpgroup(plan_default(shape(4096, 4096, 4096), other, 4, MathMode::tf32)));
+  }
+}
+
+TEST_CASE("a warpgroup_mma configuration is refused where it cannot run, before anything is built",
+          "[unit][plan][errors][tensor_cores]") {
+  using tilegemm::MathMode;
+  using Warpgroup = tilegemm::WarpgroupMma<128, 128, 8, 6>;
+  PlanOptions options;
+  options.math = MathMode::tf32;
+  DeviceLimits ampere = h200_with_tensor_cores();
+  ampere.compute_capability = 80;
+  const auto refusal = [&](const DeviceLimits& device, std::size_t scalar_size, MathMode math) -> std::string {
+    options.math = math;
+    try {
+      plan_product(describe<Warpgroup>, shape(256, 256, 64), device, scalar_size, options);
+    } catch (const tilegemm::Error& e) {
+      return std::to_string(e.code()) + " " + e.what();
+    }
+    return "planned";
+  };
+  CHECK_THAT(refusal(ampere, 4, MathMode::tf32),
+             CONTAINS_ALL3(std::to_string(CL_INVALID_DEVICE),
+                           "warpgroup_mma 128x128x8 2x32 s6 multiplies on tensor cores through wgmma, which needs an "
+                           "NVIDIA GPU of compute capability 9.0 (H100, H200)",
+                           "has compute capability 8.0"));
+  CHECK_THAT(refusal(h200(), 4, MathMode::tf32), MESSAGE_CONTAINS("is not one"));
+  CHECK_THAT(refusal(h200_with_tensor_cores(), 8, MathMode::ieee),
+             CONTAINS_ALL3(std::to_string(CL_INVALID_OPERATION), "in TF32 only", "product is in double"));
+  CHECK_THAT(refusal(h200_with_tensor_cores(), 4, MathMode::tf32x3),
+             CONTAINS_ALL2("math mode is tf32x3", "Choose MathMode::tf32"));
+  CHECK(refusal(h200_with_tensor_cores(), 4, MathMode::tf32) == "planned");
 }
 
 TEST_CASE("a tensor_cores configuration is refused where it cannot run, before anything is built",

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "message_matchers.hpp"
 #include "reference.hpp"
 
 namespace {
@@ -31,8 +32,17 @@ using FloatLarge = tilegemm::TensorCores<128, 128, 8, 64, 64, 5>;
 using FloatOdd = tilegemm::TensorCores<96, 96, 16, 48, 48, 3>;
 using DoubleOdd = tilegemm::TensorCores<96, 96, 4, 48, 24, 4>;
 
+// The warpgroup_mma family (wgmma, TF32, compute capability 9.0): AutoConfig's choice there, one warpgroup with
+// deeper slices, and tiles of 256 columns (two parts per warpgroup).
+using Warpgroup = tilegemm::WarpgroupMma<128, 128, 8, 6>;
+using WarpgroupSmall = tilegemm::WarpgroupMma<64, 128, 16, 3>;
+using WarpgroupWide = tilegemm::WarpgroupMma<128, 256, 8, 4>;
+
 bool device_has_tensor_cores(const cl::CommandQueue& queue) {
   return tilegemm::detail::has_tensor_cores(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()));
+}
+bool device_has_warpgroup_mma(const cl::CommandQueue& queue) {
+  return tilegemm::detail::has_warpgroup_mma(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()));
 }
 
 // TF32 keeps 10 of FP32's 23 mantissa bits: rounding to it is off by at most 2^-11 relative. tf32x3 keeps an
@@ -270,6 +280,41 @@ TENSOR_CORES_CASE(FloatOdd, "tensor_cores 96x96x16 6x12 v4 s3 float tf32x3, ever
 TENSOR_CORES_CASE(FloatOdd, "tensor_cores 96x96x16 6x12 v4 s3 float tf32, every shape and transpose", float,
                   MathMode::tf32)
 TENSOR_CORES_CASE(DoubleOdd, "tensor_cores 96x96x4 6x6 v4 s4 double, every shape and transpose", double, MathMode::ieee)
+
+// The warpgroup_mma family: refused with a sentence saying why where there is no wgmma, in double and outside tf32
+// (nothing built); every shape and transpose where there is.
+TEST_CASE("warpgroup_mma is refused without wgmma, in double and outside tf32, and runs in tf32 where there is",
+          "[tensor_cores]") {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const std::size_t built = tilegemm::programs_built();
+  const auto refusal = [&](auto scalar, MathMode math) -> std::string {
+    try {
+      check_product<Warpgroup, decltype(scalar)>(queue, math, false, false, {8, 8, 8}, 1, 0);
+    } catch (const tilegemm::Error& e) {
+      return e.what();
+    }
+    return "ran";
+  };
+  if (!device_has_warpgroup_mma(queue)) {
+    CHECK_THAT(refusal(0.0f, MathMode::tf32),
+               MESSAGE_CONTAINS("wgmma, which needs an NVIDIA GPU of compute capability 9.0"));
+  } else {
+    CHECK_THAT(refusal(0.0, MathMode::ieee), CONTAINS_ALL2("in TF32 only", "product is in double"));
+    CHECK_THAT(refusal(0.0f, MathMode::tf32x3), MESSAGE_CONTAINS("math mode is tf32x3"));
+    CHECK(tilegemm::programs_built() == built);
+    check_product<Warpgroup, float>(queue, MathMode::tf32, false, false, {130, 70, 50}, 1.0f, 0.0f);
+    return;
+  }
+  CHECK(tilegemm::programs_built() == built);
+}
+#define WARPGROUP_CASE(Config, name)                                                                     \
+  TEST_CASE(name, "[tensor_cores][gpu]") {                                                               \
+    if (!device_has_warpgroup_mma(tilegemm::default_queue())) return; /* the refusal is checked above */ \
+    check_every_shape<Config, float>(MathMode::tf32);                                                    \
+  }
+WARPGROUP_CASE(Warpgroup, "warpgroup_mma 128x128x8 s6 float tf32, every shape and transpose")
+WARPGROUP_CASE(WarpgroupSmall, "warpgroup_mma 64x128x16 s3 float tf32, every shape and transpose")
+WARPGROUP_CASE(WarpgroupWide, "warpgroup_mma 128x256x8 s4 float tf32, every shape and transpose")
 
 TEST_CASE("the double path of compute capability 8.x (m8n8k4), on a newer GPU described as 8.0",
           "[tensor_cores][gpu]") {

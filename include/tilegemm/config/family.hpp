@@ -13,6 +13,7 @@ enum class Family {
   prefetch,           // kernel 9: double-buffered local memory; reads the caller's A and B in place in either layout
   split_k,            // the prefetch kernel on slices of K in parallel, then a sum of the slices: small C, long K
   tensor_cores,       // warps of mma.sync on NVIDIA tensor cores (compute capability 8.0+): FP64, 3xTF32 or TF32
+  warpgroup_mma,      // warpgroups of wgmma on NVIDIA tensor cores (compute capability 9.0 exactly): TF32
 };
 
 namespace detail {
@@ -22,6 +23,7 @@ enum class OperandAccess {
   caller_layout,  // the caller's operands with their transposes (TRANS_A, TRANS_B), any size, edges checked
   packed,         // outer-contiguous operands (A M-contiguous, B N-contiguous) of whole tiles: in place or packed
   either_layout,  // outer- or K-contiguous operands, in place or packed; edges read the way the EdgeMode says
+  core_tiles,     // always packed, as the slices of tiles wgmma reads from local memory (kernels/core_tiles.hpp)
 };
 
 // Everything about one family, specialised in its file under kernels/: its name, how it takes operands, its rules,

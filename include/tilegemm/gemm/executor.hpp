@@ -54,10 +54,18 @@ inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& 
   operand.copy = std::make_unique<ScratchBuffer>(
       call, scalar_size * static_cast<std::size_t>(copy_elements(plan)) * static_cast<std::size_t>(batch));
   operand.buffer = operand.copy->buffer();
-  KernelLease kernel =
-      make_kernel(call, support_program(scalar_size == sizeof(double), tile, pack_kernel_name), tile * tile);
-  set_args(kernel, plan.outer, plan.inner, static_cast<int>(plan.outer_contiguous), source, storage.offset, storage.ld,
-           plan.outer_padded, plan.inner_padded, operand.buffer, storage.stride, copy_elements(plan));
+  const bool core_tiles = plan.tile_outer > 0;  // kernels/core_tiles.hpp
+  KernelLease kernel = make_kernel(
+      call,
+      core_tiles ? core_tiles_program(tile) : support_program(scalar_size == sizeof(double), tile, pack_kernel_name),
+      tile * tile);
+  const cl_uint next = set_args(kernel, plan.outer, plan.inner, static_cast<int>(plan.outer_contiguous), source,
+                                storage.offset, storage.ld, plan.outer_padded, plan.inner_padded);
+  if (core_tiles) {
+    set_args_from(kernel, next, plan.tile_outer, plan.tile_inner, operand.buffer, storage.stride, copy_elements(plan));
+  } else {
+    set_args_from(kernel, next, operand.buffer, storage.stride, copy_elements(plan));
+  }
   events.push_back(enqueue(call.queue, kernel,
                            batch_range(round_up(plan.outer_padded, tile), round_up(plan.inner_padded, tile),
                                        static_cast<std::size_t>(batch)),

@@ -53,6 +53,10 @@ struct OperandPlan {
   bool outer_contiguous = false;
   int outer_padded = 0;
   int inner_padded = 0;
+  // A copy in core tiles (kernels/core_tiles.hpp): its tiles' rows (TSM or TSN) and slices' depth (TSK); 0 for the
+  // outer-contiguous copy of the pack kernel.
+  int tile_outer = 0;
+  int tile_inner = 0;
 };
 
 // Why a plan has its configuration (what TILEGEMM_VERBOSE=1 prints): named by the caller's Config, the tuner's
@@ -204,6 +208,17 @@ inline bool whole_vectors(const Storage& s, int outer, int inner, bool outer_con
   return s.offset % vw == 0 && s.ld % vw == 0 && s.stride % vw == 0 && (outer_contiguous ? outer : inner) % vw == 0;
 }
 
+// Throws tilegemm::Error where a packed copy of the plan is larger than the device's largest buffer.
+inline void require_copies_fit(const Plan& plan, const GemmShape& s, const DeviceLimits& device,
+                               std::size_t scalar_size) {
+  for (const auto& [name, operand] : {std::pair{"A", &plan.a}, std::pair{"B", &plan.b}}) {
+    if (!operand->packed) continue;
+    require_allocation(device, copy_bytes(*operand, scalar_size, s.batch),
+                       std::string("the zero-padded copy of ") + name + " that " + plan.config.name() + " reads",
+                       "A prefetch configuration or AutoConfig reads such operands in place.");
+  }
+}
+
 // The families that read packed operands: in place where the caller's operand is outer-contiguous and fills whole
 // tiles, else a packed copy. The kernel reads whole tiles of K.
 inline void plan_packed_operands(Plan& plan, const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size) {
@@ -216,12 +231,20 @@ inline void plan_packed_operands(Plan& plan, const GemmShape& s, const DeviceLim
   plan.b = b_outer && fills_whole_tiles(s.b, s.n, s.k, t.tsn, t.tsk, t.vw)
                ? in_place(s.b, true, t.vw)
                : packed_copy(s.n, s.k, b_outer, t.tsn, t.tsk, t.vw, s.batch);
-  for (const auto& [name, operand] : {std::pair{"A", &plan.a}, std::pair{"B", &plan.b}}) {
-    if (!operand->packed) continue;
-    require_allocation(device, copy_bytes(*operand, scalar_size, s.batch),
-                       std::string("the zero-padded copy of ") + name + " that " + plan.config.name() + " reads",
-                       "A prefetch configuration or AutoConfig reads such operands in place.");
-  }
+  require_copies_fit(plan, s, device, scalar_size);
+  plan.depth = static_cast<int>(round_up(s.k, t.tsk));
+}
+
+// The warpgroup_mma family: both operands copied into core tiles, whatever their layout; whole tiles of K.
+inline void plan_core_tile_operands(Plan& plan, const GemmShape& s, const DeviceLimits& device,
+                                    std::size_t scalar_size) {
+  const TileShape& t = plan.config.tile;
+  plan.a = packed_copy(s.m, s.k, !s.trans_a, t.tsm, t.tsk, 1, s.batch);
+  plan.b = packed_copy(s.n, s.k, s.trans_b, t.tsn, t.tsk, 1, s.batch);
+  plan.a.tile_outer = t.tsm;
+  plan.b.tile_outer = t.tsn;
+  plan.a.tile_inner = plan.b.tile_inner = t.tsk;
+  require_copies_fit(plan, s, device, scalar_size);
   plan.depth = static_cast<int>(round_up(s.k, t.tsk));
 }
 
@@ -381,6 +404,9 @@ inline Plan plan_product(const KernelDescription& config, const GemmShape& s, co
       break;
     case OperandAccess::either_layout:
       plan_either_layout_operands(plan, corner, options.policy, device, scalar_size);
+      break;
+    case OperandAccess::core_tiles:
+      plan_core_tile_operands(plan, corner, device, scalar_size);
       break;
   }
   if (config.splits_k) plan_split_k(plan, device, scalar_size);

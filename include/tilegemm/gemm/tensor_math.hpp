@@ -25,19 +25,48 @@ inline bool math_allows_tensor_cores(std::size_t scalar_size, MathMode math) {
   return scalar_size == sizeof(double) || math != MathMode::ieee;
 }
 
-// The instructions a product of the tensor_cores family uses here; throws tilegemm::Error, before anything is built,
+// The compute capability that has wgmma (sm_90a's instructions are not in later GPUs' PTX targets).
+inline constexpr int warpgroup_mma_on = 90;
+inline bool has_warpgroup_mma(const DeviceLimits& device) { return device.compute_capability == warpgroup_mma_on; }
+
+// The compute capability `device` reports, as words for a message.
+inline std::string compute_capability_words(const DeviceLimits& device) {
+  return device.compute_capability > 0 ? " has compute capability " + std::to_string(device.compute_capability / 10) +
+                                             "." + std::to_string(device.compute_capability % 10)
+                                       : " is not one (it has no cl_nv_device_attribute_query)";
+}
+
+// The warpgroup_mma family's check: wgmma, TF32 only; throws tilegemm::Error before anything is built.
+inline MmaKind require_warpgroup_mma(const KernelDescription& config, const DeviceLimits& device,
+                                     std::size_t scalar_size, MathMode math) {
+  if (!has_warpgroup_mma(device)) {
+    throw Error(CL_INVALID_DEVICE, "tilegemm: " + config.name() +
+                                       " multiplies on tensor cores through wgmma, which needs an NVIDIA GPU of "
+                                       "compute capability 9.0 (H100, H200); " +
+                                       device.name + compute_capability_words(device) +
+                                       ". Use AutoConfig or a configuration of another family (TensorCores from 8.0).");
+  }
+  if (scalar_size == sizeof(double) || math != MathMode::tf32) {
+    throw Error(CL_INVALID_OPERATION,
+                "tilegemm: " + config.name() + " multiplies float in TF32 only (wgmma has no FP64, and the " +
+                    (scalar_size == sizeof(double) ? std::string("product is in double")
+                                                   : "math mode is " + std::string(math_mode_name(math))) +
+                    "). Choose MathMode::tf32 for a float product (gemm's math argument, a ScopedMathMode or "
+                    "TILEGEMM_MATH=tf32), or a TensorCores configuration, or AutoConfig.");
+  }
+  return MmaKind::tf32;
+}
+
+// The instructions a product of a tensor-core family uses here; throws tilegemm::Error, before anything is built,
 // where the device has no tensor cores or the math mode keeps float off them.
 inline MmaKind require_tensor_cores(const KernelDescription& config, const DeviceLimits& device,
                                     std::size_t scalar_size, MathMode math) {
+  if (config.family == Family::warpgroup_mma) return require_warpgroup_mma(config, device, scalar_size, math);
   if (!has_tensor_cores(device)) {
-    const std::string has = device.compute_capability > 0
-                                ? " has compute capability " + std::to_string(device.compute_capability / 10) + "." +
-                                      std::to_string(device.compute_capability % 10)
-                                : " is not one (it has no cl_nv_device_attribute_query)";
     throw Error(CL_INVALID_DEVICE, "tilegemm: " + config.name() +
                                        " multiplies on tensor cores through mma.sync, which needs an NVIDIA GPU of "
                                        "compute capability 8.0 or newer; " +
-                                       device.name + has +
+                                       device.name + compute_capability_words(device) +
                                        ". Use AutoConfig (it takes the tensor cores where there are some) or a "
                                        "configuration of another family.");
   }

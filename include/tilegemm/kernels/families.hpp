@@ -7,4 +7,5 @@
 #include "register_blocking.hpp"
 #include "split_k.hpp"
 #include "tensor_cores.hpp"
+#include "warpgroup_mma.hpp"
 #include "wide_types.hpp"

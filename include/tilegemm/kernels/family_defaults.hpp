@@ -19,6 +19,7 @@ struct FamilyDefaults {
   static constexpr bool splits_k = false;
   static constexpr bool takes_batches = true;
   static constexpr bool uses_tensor_cores = false;  // runs only where the planner finds tensor cores (Variant::mma)
+  static constexpr bool needs_sm90a = false;        // its PTX is retargeted to sm_90a (kernels/warpgroup_mma.hpp)
   static constexpr bool stages_fit(int stages) { return stages == 1; }
   template <int Stages>
   static constexpr bool stages_hold() {

@@ -13,6 +13,7 @@
 #include "remainder.hpp"
 #include "strip.hpp"
 #include "support.hpp"
+#include "tf32_rounding.hpp"
 #include "variant.hpp"
 
 namespace tilegemm::detail {
@@ -25,6 +26,7 @@ struct KernelDescription {
   bool takes_batches = false;      // its product entry point runs a batch of problems in launch dimension 2
   bool uses_tensor_cores = false;  // runs only where the planner finds tensor cores, with the MmaKind it picks
   bool fuses_strips = false;       // has an entry point whose extra work-groups multiply the strips outside a corner
+  bool needs_sm90a = false;        // its programs are built from PTX retargeted to sm_90a (runtime/sm90a_ptx.hpp)
   TileShape tile{};
   int threads_m = 0;
   int threads_n = 0;
@@ -52,6 +54,7 @@ constexpr KernelDescription description_of_family(const TileShape& t, TextPiece 
           Traits::takes_batches,
           Traits::uses_tensor_cores,
           Traits::product_and_strips.name != nullptr && fused_strips_fit(threads_m * threads_n),
+          Traits::needs_sm90a,
           t,
           threads_m,
           threads_n,
@@ -69,9 +72,12 @@ inline constexpr KernelDescription describe =
 // The program of one variant of a configuration, for float or double.
 inline ProgramText gemm_program(const KernelDescription& config, bool is_double, const Variant& variant) {
   const EntryPoint& entry = variant.strips ? config.product_and_strips : config.product;
-  return program_text(entry.name, {scalar_piece(is_double, config.tile.vw), config.config_preamble,
-                                   variant_piece(config.access, variant), mma_piece(variant.mma), common,
-                                   config.helpers, variant.strips ? strip_code : TextPiece{}, entry.source});
+  ProgramText program =
+      program_text(entry.name, {scalar_piece(is_double, config.tile.vw), config.config_preamble,
+                                variant_piece(config.access, variant), mma_piece(variant.mma), common, config.helpers,
+                                variant.strips ? strip_code : TextPiece{}, entry.source});
+  program.needs_sm90a = config.needs_sm90a;
+  return program;
 }
 
 // The remainder kernel's program (kernels/remainder.hpp) for the transposes.
@@ -81,9 +87,16 @@ inline ProgramText remainder_program(bool is_double, bool trans_a, bool trans_b)
                                              strip_code, remainder_entry.source});
 }
 
+// The program of the pack kernel of the core tiles (kernels/core_tiles.hpp), float only, tile x tile work-groups.
+inline ProgramText core_tiles_program(int tile) {
+  return program_text(core_tiles_kernel_name, {scalar_piece(false, 1), support_defines(tile), core_defines, common,
+                                               operand_tile, tf32_rounding, core_tiles_code});
+}
+
 // The support program (kernels/support.hpp) with tile x tile work-groups; kernel_name picks one of its kernels.
 inline ProgramText support_program(bool is_double, int tile, const char* kernel_name) {
-  return program_text(kernel_name, {scalar_piece(is_double, 1), support_defines(tile), common, support_code});
+  return program_text(kernel_name,
+                      {scalar_piece(is_double, 1), support_defines(tile), common, operand_tile, support_code});
 }
 
 }  // namespace tilegemm::detail

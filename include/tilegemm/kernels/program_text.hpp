@@ -35,6 +35,7 @@ struct ProgramText {
   std::size_t count = 0;
   const char* kernel_name = "";
   std::uint64_t key = 0;
+  bool needs_sm90a = false;  // built from the PTX of its source retargeted to sm_90a (runtime/sm90a_ptx.hpp)
 };
 
 inline ProgramText program_text(const char* kernel_name, std::initializer_list<TextPiece> pieces) {

@@ -39,6 +39,9 @@ constexpr bool with_family(Family family, Fn&& fn) {
     case Family::tensor_cores:
       fn(std::integral_constant<Family, Family::tensor_cores>{});
       return true;
+    case Family::warpgroup_mma:
+      fn(std::integral_constant<Family, Family::warpgroup_mma>{});
+      return true;
   }
   return false;
 }
@@ -46,7 +49,7 @@ constexpr bool with_family(Family family, Fn&& fn) {
 // The family whose traits' name is `name` ("prefetch"), if any.
 inline std::optional<Family> family_named(std::string_view name) {
   std::optional<Family> found;
-  for (int f = 0; f <= static_cast<int>(Family::tensor_cores); ++f) {
+  for (int f = 0; f <= static_cast<int>(Family::warpgroup_mma); ++f) {
     with_family(static_cast<Family>(f), [&](auto family) {
       if (name == FamilyTraits<decltype(family)::value>::name) found = decltype(family)::value;
     });

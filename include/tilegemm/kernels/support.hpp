@@ -27,11 +27,32 @@ inline TextPiece support_defines(int tile) {
   return pieces.back();
 }
 
+inline constexpr char operand_tile_source[] = R"CLC(
+// tile[i - i0][o - o0] = the operand's element (o, i) for the PACK_TILE x PACK_TILE block from (o0, i0), zero outside
+// the outer x inner operand (o the outer index, m of A or n of B, and i the inner one, k), for the whole work-group.
+// The source is read column-major with leading dimension ld, contiguous along o when outer_contiguous is set and
+// along i otherwise, neighbouring work-items reading neighbouring elements either way.
+inline void read_operand_tile(__local real (*tile)[PACK_TILE + 1], const int outer, const int inner,
+                              const int outer_contiguous, __global const real* restrict src, const int ld,
+                              const int o0, const int i0) {
+  const int x = get_local_id(0);
+  const int y = get_local_id(1);
+  if (outer_contiguous) {
+    const int o = o0 + x, i = i0 + y;
+    tile[y][x] = (o < outer && i < inner) ? src[o + i * ld] : (real)0;
+  } else {
+    const int o = o0 + y, i = i0 + x;
+    tile[x][y] = (o < outer && i < inner) ? src[i + o * ld] : (real)0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+)CLC";
+inline constexpr TextPiece operand_tile = piece(operand_tile_source);
+
 inline constexpr char support_source[] = R"CLC(
 // Copies an operand into the layout the packed kernels read: dst[i * outer_padded + o] for the outer index o
-// (m of A, n of B) and the inner index i (k), zero outside the outer x inner operand. The source is read
-// column-major with leading dimension ld, contiguous along o when outer_contiguous is set and along i otherwise;
-// a tile in local memory keeps both the reads and the writes coalesced. Each problem of a batch (launch dimension
+// (m of A, n of B) and the inner index i (k), zero outside the outer x inner operand, through a tile in local memory
+// (read_operand_tile) that keeps both the reads and the writes coalesced. Each problem of a batch (launch dimension
 // 2) is src_stride elements past the one before in src and dst_stride in dst.
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
 void pack_operand(const int outer, const int inner, const int outer_contiguous,
@@ -43,16 +64,8 @@ void pack_operand(const int outer, const int inner, const int outer_contiguous,
   const int y = get_local_id(1);
   const int o0 = get_group_id(0) * PACK_TILE;
   const int i0 = get_group_id(1) * PACK_TILE;
-  src += IN_BATCH(src_offset, src_stride);
   dst += IN_BATCH(0, dst_stride);
-  if (outer_contiguous) {
-    const int o = o0 + x, i = i0 + y;
-    tile[y][x] = (o < outer && i < inner) ? src[o + i * ld] : (real)0;
-  } else {
-    const int o = o0 + y, i = i0 + x;
-    tile[x][y] = (o < outer && i < inner) ? src[i + o * ld] : (real)0;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  read_operand_tile(tile, outer, inner, outer_contiguous, src + IN_BATCH(src_offset, src_stride), ld, o0, i0);
   if (o0 + x < outer_padded && i0 + y < inner_padded) dst[(i0 + y) * outer_padded + o0 + x] = tile[y][x];
 }
 

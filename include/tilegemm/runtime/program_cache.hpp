@@ -22,6 +22,7 @@
 #include "error.hpp"
 #include "kept_contexts.hpp"
 #include "opencl.hpp"
+#include "sm90a_ptx.hpp"
 
 namespace tilegemm {
 
@@ -239,16 +240,43 @@ class ProgramCache final : public detail::ContextResources {
     cl::Program program(context, sources, &status);
     detail::check(status, "clCreateProgramWithSource");
     status = detail::status_of([&] { return program.build(std::vector<cl::Device>{device}, detail::build_options); });
-    if (status != CL_SUCCESS) {
-      std::string log;
-      program.getBuildInfo(device, CL_PROGRAM_BUILD_LOG, &log);
-      std::string name;
-      device.getInfo(CL_DEVICE_NAME, &name);
-      throw Error(status, std::string("tilegemm: building the OpenCL program for kernel ") + text.kernel_name + " on " +
-                              name.c_str() + " failed with " + detail::error_name(status) + ". Build log:\n" + log +
-                              "\nPreamble:\n" + preamble_of(text));
+    if (status != CL_SUCCESS) throw build_failure(program, device, text, status, "");
+    return text.needs_sm90a ? built_for_sm90a(context, device, program, text) : program;
+  }
+
+  // The program again, from the PTX its build handed back, retargeted to sm_90a (runtime/sm90a_ptx.hpp).
+  static cl::Program built_for_sm90a(const cl::Context& context, const cl::Device& device, const cl::Program& program,
+                                     const detail::ProgramText& text) {
+    std::vector<std::vector<unsigned char>> binaries;
+    detail::check(program.getInfo(CL_PROGRAM_BINARIES, &binaries), "clGetProgramInfo(CL_PROGRAM_BINARIES)");
+    const std::optional<std::string> ptx =
+        binaries.size() == 1 ? detail::sm90a_ptx(std::string(binaries[0].begin(), binaries[0].end())) : std::nullopt;
+    if (!ptx) {
+      throw Error(CL_INVALID_BINARY, std::string("tilegemm: kernel ") + text.kernel_name +
+                                         " needs wgmma (sm_90a), which tilegemm reaches by retargeting the PTX that "
+                                         "NVIDIA's OpenCL compiler emits for sm_90; this device's compiler handed "
+                                         "back no such PTX. Use a configuration of another family, or AutoConfig.");
     }
-    return program;
+    cl_int status = CL_SUCCESS;
+    cl::Program retargeted(context, {device},
+                           cl::Program::Binaries{std::vector<unsigned char>(ptx->begin(), ptx->end())}, nullptr,
+                           &status);
+    detail::check(status, "clCreateProgramWithBinary");
+    status =
+        detail::status_of([&] { return retargeted.build(std::vector<cl::Device>{device}, detail::build_options); });
+    if (status != CL_SUCCESS) throw build_failure(retargeted, device, text, status, " (from its PTX for sm_90a)");
+    return retargeted;
+  }
+
+  static Error build_failure(const cl::Program& program, const cl::Device& device, const detail::ProgramText& text,
+                             cl_int status, const char* how) {
+    std::string log;
+    program.getBuildInfo(device, CL_PROGRAM_BUILD_LOG, &log);
+    std::string name;
+    device.getInfo(CL_DEVICE_NAME, &name);
+    return Error(status, std::string("tilegemm: building the OpenCL program for kernel ") + text.kernel_name + how +
+                             " on " + name.c_str() + " failed with " + detail::error_name(status) + ". Build log:\n" +
+                             log + "\nPreamble:\n" + preamble_of(text));
   }
 
   // The #define lines a program starts with, for build failure messages.

@@ -1,0 +1,64 @@
+// kernels/core_tiles: the layout in which the warpgroup_mma family reads A and B (slices of tiles as wgmma takes them
+// from local memory), and the kernel that packs an operand into it, rounded to TF32.
+#pragma once
+
+#include "../config/fixed_string.hpp"
+#include "program_text.hpp"
+
+namespace tilegemm::detail {
+
+// wgmma reads a K-major operand from local memory in core matrices of 8 rows (m of A, n of B) by 16 bytes (4 floats
+// of k), each 128 contiguous bytes. The packed copy of an operand is those bytes in the order the kernel copies them:
+// for each tile of tile_outer rows, for each slice of tile_inner (TSK) of k, the slice's rows in groups of 8, each
+// group its tile_inner / 4 core matrices one after the other. So a slice is one contiguous block of memory, and the
+// kernel copies it to local memory as it is, 16 bytes per copy, neighbouring work-items taking neighbouring bytes.
+inline constexpr int core_rows = 8;     // rows of a core matrix
+inline constexpr int core_columns = 4;  // floats of k in a core matrix's row (16 bytes)
+
+inline constexpr char core_tiles_source[] = R"CLC(
+// Element (o, i) of a tile's slices (o < tile_outer, i < tile_inner): see kernels/core_tiles.hpp.
+inline int core_tile_index(const int o, const int i, const int tile_outer, const int tile_inner, const int slices) {
+  const int tile = o / tile_outer, row = o % tile_outer, slice = i / tile_inner, k = i % tile_inner;
+  return (tile * slices + slice) * tile_outer * tile_inner + row / CORE_ROWS * CORE_ROWS * tile_inner +
+         k / CORE_COLUMNS * CORE_ROWS * CORE_COLUMNS + row % CORE_ROWS * CORE_COLUMNS + k % CORE_COLUMNS;
+}
+
+// Copies an outer x inner operand (m x k of A, n x k of B) into its core tiles, rounded to TF32 and zero outside the
+// operand, up to outer_padded x inner_padded (whole tiles), through a tile in local memory (read_operand_tile,
+// kernels/support.hpp) that keeps the reads coalesced. Each problem of a batch (launch dimension 2) is src_stride
+// elements past the one before in src and dst_stride in dst.
+__kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
+void pack_core_tiles(const int outer, const int inner, const int outer_contiguous,
+                     __global const float* restrict src, const int src_offset, const int ld,
+                     const int outer_padded, const int inner_padded, const int tile_outer, const int tile_inner,
+                     __global float* restrict dst, const int src_stride, const int dst_stride) {
+  __local float tile[PACK_TILE][PACK_TILE + 1];  // tile[i - i0][o - o0]; the +1 avoids bank conflicts
+  const int x = get_local_id(0);
+  const int y = get_local_id(1);
+  const int o0 = get_group_id(0) * PACK_TILE;
+  const int i0 = get_group_id(1) * PACK_TILE;
+  dst += IN_BATCH(0, dst_stride);
+  read_operand_tile(tile, outer, inner, outer_contiguous, src + IN_BATCH(src_offset, src_stride), ld, o0, i0);
+#if PACK_TILE >= CORE_ROWS
+  // Each 32 work-items write one core matrix of the tile (8 rows by 4 of k, 128 contiguous bytes); TSK is a multiple
+  // of 4 and the tiles' rows of 8, so the tile never splits one.
+  const int item = y * PACK_TILE + x, group = item / 32, lane = item % 32;
+  const int row = group % (PACK_TILE / CORE_ROWS) * CORE_ROWS + lane / CORE_COLUMNS;
+  const int column = group / (PACK_TILE / CORE_ROWS) * CORE_COLUMNS + lane % CORE_COLUMNS;
+#else
+  const int row = y, column = x;
+#endif
+  const int o = o0 + row, i = i0 + column;
+  if (o < outer_padded && i < inner_padded) {
+    dst[core_tile_index(o, i, tile_outer, tile_inner, inner_padded / tile_inner)] = to_tf32(tile[column][row]);
+  }
+}
+)CLC";
+
+template <int Rows, int Columns>
+inline constexpr auto core_defines_text = define_line<Rows>("CORE_ROWS") + define_line<Columns>("CORE_COLUMNS");
+inline constexpr TextPiece core_defines = piece(core_defines_text<core_rows, core_columns>.view());
+inline constexpr TextPiece core_tiles_code = piece(core_tiles_source);
+inline constexpr char core_tiles_kernel_name[] = "pack_core_tiles";
+
+}  // namespace tilegemm::detail

@@ -1,0 +1,228 @@
+// kernels/warpgroup_mma: the warpgroup_mma family, warpgroups of 4 warps multiplying 64 x 128 parts of C with wgmma
+// (inline PTX for sm_90a) on NVIDIA GPUs of compute capability 9.0, in TF32, from slices of A and B in local memory.
+#pragma once
+
+#include <cstddef>
+
+#include "../config/fixed_string.hpp"
+#include "../config/tile_config.hpp"
+#include "core_tiles.hpp"
+#include "family_defaults.hpp"
+#include "program_text.hpp"
+#include "sm90a_marker.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+inline constexpr char warpgroup_mma_source[] = R"CLC(
+// Reads A and B as kernels/core_tiles.hpp packs them: for each tile of TSM rows of A (TSN of B) its slices one after
+// the other, each the image of local memory that wgmma reads, TF32 values in core matrices of 8 rows by 4 floats of k
+// (128 bytes). K is the padded depth, a multiple of TSK.
+//
+// A work-group of TSM / 64 warpgroups (128 work-items each) computes a TSM x TSN tile of C; warpgroup w rows 64 w to
+// 64 w + 63 of it, in parts of 64 x 128, each the accumulator of one wgmma.mma_async m64n128k8 per step of 8 of k.
+// Work-item l of warp v of a warpgroup holds, of each 8 columns j of a part, C(16 v + g, 8 j + 2 t), C(16 v + g,
+// 8 j + 2 t + 1), C(16 v + g + 8, 8 j + 2 t) and C(16 v + g + 8, 8 j + 2 t + 1) with g = l / 4 and t = l % 4.
+//
+// NVIDIA's OpenCL compiler emits PTX for sm_90, where wgmma does not assemble: each instruction of sm_90a is written
+// behind the comment marker SM90A_ONLY (kernels/sm90a_marker.hpp), which the program cache removes from the PTX the
+// compiler hands back before it builds that for sm_90a (runtime/sm90a_ptx.hpp).
+//
+// Slices pass through STAGES buffers of local memory: cp.async copies them AHEAD slices before they are multiplied,
+// and each slice costs one barrier. wgmma runs asynchronously: each work-item lets the products of one slice run
+// while it goes on to the next (MMA_PENDING), so a buffer is copied into again only once every warpgroup has waited
+// for the products that read it (the barrier of the slice after).
+#define WARPGROUPS (TSM / 64)
+#define PARTS (TSN / 128)  // parts of 64 x 128 per warpgroup
+#define SLICE_A (TSM * TSK)
+#define SLICE_B (TSN * TSK)
+#define SLICE_BYTES (4 * (SLICE_A + SLICE_B))
+#define PIECES ((SLICE_A + SLICE_B) / 4)  // 16-byte copies per slice
+#define CORE_BYTES (4 * CORE_ROWS * CORE_COLUMNS)
+#define ROW_GROUP_BYTES (TSK / CORE_COLUMNS * CORE_BYTES)  // 8 rows of a slice
+#define MMA_PENDING 1
+#define AHEAD (STAGES - 1 - MMA_PENDING)
+#define TEXT_OF(x) #x
+#define TEXT(x) TEXT_OF(x)
+
+// The descriptor of a K-major operand of wgmma at `address` in local memory, without swizzling: core matrices of k
+// CORE_BYTES apart (the leading dimension's offset), groups of 8 rows ROW_GROUP_BYTES apart (the stride's).
+inline ulong matrix_descriptor(const uint address) {
+  return (ulong)((address & 0x3ffff) >> 4) | (ulong)(CORE_BYTES >> 4) << 16 | (ulong)(ROW_GROUP_BYTES >> 4) << 32;
+}
+
+// 16 bytes from global to local memory, asynchronously, and the group and wait of such copies (see tensor_cores).
+inline void copy_16_bytes(const uint to, __global const float* from) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
+}
+inline void end_copy_group() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+inline void wait_for_copy_groups() { asm volatile("cp.async.wait_group " TEXT(AHEAD - 1) ";" ::: "memory"); }
+
+// Starts copying slice s of the work-group's tiles of A and B into local memory at `to`.
+inline void copy_slice(const uint to, __global const float* a, __global const float* b, const int s, const int tid) {
+#pragma unroll
+  for (int l = 0; l < PIECES / THREADS; ++l) {
+    const int e = l * THREADS + tid;
+    __global const float* from = e < SLICE_A / 4 ? a + s * SLICE_A + 4 * e : b + s * SLICE_B + 4 * (e - SLICE_A / 4);
+    copy_16_bytes(to + 16 * e, from);
+  }
+}
+
+#define ACCUMULATORS_8(d, i) \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), \
+      "+f"(d[i + 7])
+#define ACCUMULATORS_64(d)                                                                                   \
+  ACCUMULATORS_8(d, 0), ACCUMULATORS_8(d, 8), ACCUMULATORS_8(d, 16), ACCUMULATORS_8(d, 24), ACCUMULATORS_8(d, 32), \
+      ACCUMULATORS_8(d, 40), ACCUMULATORS_8(d, 48), ACCUMULATORS_8(d, 56)
+// d += a * b on a part of 64 x 128, 8 deep, from TF32 operands in local memory (descriptors a and b).
+inline void wgmma_64x128(float d[64], const ulong a, const ulong b) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" SM90A_ONLY
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
+      "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,"
+      "%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1;\n}\n"
+      : ACCUMULATORS_64(d)
+      : "l"(a), "l"(b), "r"(1));
+}
+// The wgmma bookkeeping: before a slice's products (their accumulators were written by other instructions), after
+// them (one group per slice), and waiting until at most `pending` groups of this work-item are running.
+inline void products_begin() { asm volatile(SM90A_ONLY "wgmma.fence.sync.aligned;\n" ::: "memory"); }
+inline void products_end() { asm volatile(SM90A_ONLY "wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+#define WAIT_FOR_PRODUCTS(pending) asm volatile(SM90A_ONLY "wgmma.wait_group.sync.aligned " #pending ";\n" ::: "memory")
+// Makes the copies that landed in local memory visible to wgmma, which reads it through the async proxy.
+inline void copies_to_products() { asm volatile(SM90A_ONLY "fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// C = alpha * A * B + beta * C, a TSM x TSN tile of it per work-group.
+__kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
+void gemm_warpgroup_mma(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
+  __local float slices[LOCAL_ELEMENTS] __attribute__((aligned(128)));  // STAGES slices of A and B
+  const int tid = get_local_id(1) * THREADS_M + get_local_id(0);
+  const int warpgroup = tid / 128;
+  const int warp = tid % 128 / 32;
+  const int g = tid % 32 / 4;
+  const int t = tid % 4;
+  const int count = K / TSK;
+  __global const float* a = A + IN_BATCH(a_offset, a_stride) + get_group_id(0) * count * SLICE_A;
+  __global const float* b = B + IN_BATCH(b_offset, b_stride) + get_group_id(1) * count * SLICE_B;
+  const uint local_base = (uint)(ulong)slices;  // the 32-bit address in the shared window (see tensor_cores)
+  float acc[PARTS][64];
+#pragma unroll
+  for (int p = 0; p < PARTS; ++p)
+#pragma unroll
+    for (int v = 0; v < 64; ++v) acc[p][v] = 0;
+
+  for (int s = 0; s < AHEAD; ++s) {
+    if (s < count) copy_slice(local_base + s * SLICE_BYTES, a, b, s, tid);
+    end_copy_group();
+  }
+  for (int s = 0; s < count; ++s) {
+    // Slice s has landed for everyone, and every warpgroup's products of slice s - MMA_PENDING - 1 are done.
+    wait_for_copy_groups();
+    copies_to_products();
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint slice = local_base + s % STAGES * SLICE_BYTES;
+    products_begin();
+#pragma unroll
+    for (int k = 0; k < TSK; k += 8) {
+      const uint step = slice + k / CORE_COLUMNS * CORE_BYTES;
+#pragma unroll
+      for (int p = 0; p < PARTS; ++p) {
+        wgmma_64x128(acc[p], matrix_descriptor(step + 64 * warpgroup / CORE_ROWS * ROW_GROUP_BYTES),
+                     matrix_descriptor(step + 4 * SLICE_A + 128 * p / CORE_ROWS * ROW_GROUP_BYTES));
+      }
+    }
+    products_end();
+    if (s + AHEAD < count) copy_slice(local_base + (s + AHEAD) % STAGES * SLICE_BYTES, a, b, s + AHEAD, tid);
+    end_copy_group();
+    WAIT_FOR_PRODUCTS(1);  // MMA_PENDING
+  }
+  WAIT_FOR_PRODUCTS(0);
+
+  C += IN_BATCH(c_offset, c_stride);
+  const int row = get_group_id(0) * TSM + 64 * warpgroup + 16 * warp + g;
+#pragma unroll
+  for (int p = 0; p < PARTS; ++p)
+#pragma unroll
+    for (int j = 0; j < 16; ++j) {
+      const int column = get_group_id(1) * TSN + 128 * p + 8 * j + 2 * t;
+      STORE_C(row, column, acc[p][4 * j]);
+      STORE_C(row, column + 1, acc[p][4 * j + 1]);
+      STORE_C(row + 8, column, acc[p][4 * j + 2]);
+      STORE_C(row + 8, column + 1, acc[p][4 * j + 3]);
+    }
+}
+)CLC";
+
+// The rules of the warpgroup_mma family (see rules_hold below for their reasons), as predicates on plain values.
+constexpr bool warpgroup_rows(const TileShape& t) { return t.tsm == 64 || t.tsm == 128; }
+constexpr bool warpgroup_columns(const TileShape& t) { return t.tsn == 128 || t.tsn == 256; }
+constexpr bool warpgroup_slices(const TileShape& t) { return t.tsk % 8 == 0; }
+constexpr bool warpgroup_layout(const TileShape& t) { return t.wptm == 2 && t.wptn == t.tsn / 4 && t.vw == 1; }
+constexpr bool warpgroup_copies(const TileShape& t) { return (t.tsm + t.tsn) * t.tsk / 4 % (2 * t.tsm) == 0; }
+constexpr bool warpgroup_stages(int stages) { return stages >= 3 && stages <= 8; }
+
+template <>
+struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
+  static constexpr char name[] = "warpgroup_mma";
+  static constexpr OperandAccess access = OperandAccess::core_tiles;
+  static constexpr bool uses_tensor_cores = true;
+  static constexpr bool needs_sm90a = true;
+
+  template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
+  static constexpr bool rules_hold() {
+    constexpr TileShape t{TSM, TSN, TSK, WPTM, WPTN, VW};
+    static_assert(warpgroup_rows(t),
+                  "TileConfig: a warpgroup_mma work-group has one warpgroup (128 work-items) per 64 rows of the tile, "
+                  "and NVIDIA's compiler gives these kernels at most 256 work-items: TSM must be 64 or 128.");
+    static_assert(
+        warpgroup_columns(t),
+        "TileConfig: a warpgroup_mma warpgroup multiplies its 64 rows in parts of 64 x 128 (wgmma m64n128k8), "
+        "and local memory holds at most 256 columns: TSN must be 128 or 256.");
+    static_assert(warpgroup_slices(t),
+                  "TileConfig: wgmma multiplies TF32 8 deep at a time: TSK must be a multiple of 8.");
+    static_assert(warpgroup_layout(t),
+                  "TileConfig: each work-item of a warpgroup_mma warpgroup holds 2 rows by TSN / 4 columns of C and "
+                  "reads whole slices: WPTM must be 2, WPTN TSN / 4 and VW 1 (use the WarpgroupMma alias).");
+    static_assert(warpgroup_copies(t),
+                  "TileConfig: the warpgroup_mma work-items copy a slice in equal shares of 16 bytes: (TSM + TSN) * "
+                  "TSK / 4 must be a multiple of the 2 * TSM work-items.");
+    return true;
+  }
+  static constexpr bool stages_fit(int stages) { return warpgroup_stages(stages); }
+  template <int Stages>
+  static constexpr bool stages_hold() {
+    static_assert(warpgroup_stages(Stages),
+                  "TileConfig: the warpgroup_mma family keeps 3 to 8 slices of A and B in local memory (Stages): one "
+                  "multiplied, one whose products may still run, and the others copied.");
+    return true;
+  }
+  static constexpr const char* rule_broken(const TileShape& t) {
+    if (!warpgroup_rows(t)) return "the warpgroup_mma family needs TSM 64 or 128";
+    if (!warpgroup_columns(t)) return "the warpgroup_mma family needs TSN 128 or 256";
+    if (!warpgroup_slices(t)) return "the warpgroup_mma family needs TSK a multiple of 8";
+    if (!warpgroup_layout(t)) return "the warpgroup_mma family needs WPTM 2, WPTN TSN / 4 and VW 1";
+    if (!warpgroup_copies(t)) return "the warpgroup_mma family needs (TSM + TSN) * TSK / 4 a multiple of 2 * TSM";
+    return warpgroup_stages(t.stages) ? nullptr : "the warpgroup_mma family keeps 3 to 8 slices (Stages)";
+  }
+  static constexpr std::size_t local_memory_elements(const TileShape& t) {
+    return static_cast<std::size_t>(t.stages) * t.tsk * (t.tsm + t.tsn);
+  }
+  static constexpr void defines(PreambleLines& lines, const TileShape& t) {
+    lines.define("STAGES", t.stages);
+    lines.define("LOCAL_ELEMENTS", static_cast<long long>(local_memory_elements(t)));
+    lines.define("CORE_ROWS", core_rows);
+    lines.define("CORE_COLUMNS", core_columns);
+  }
+  static constexpr TextPiece helpers = piece(sm90a_marker_text.view());
+  static constexpr EntryPoint product = {"gemm_warpgroup_mma", piece(warpgroup_mma_source)};
+};
+
+}  // namespace detail
+
+// wgmma on NVIDIA GPUs of compute capability 9.0 (H100, H200), in TF32 (MathMode::tf32): TSM x TSN tiles of C per
+// work-group (TSM 64 or 128, one warpgroup per 64 rows; TSN 128 or 256), slices TSK deep (a multiple of 8), Stages
+// slices in local memory at once. Operands are packed first into the layout wgmma reads (kernels/core_tiles.hpp).
+template <int TSM, int TSN, int TSK, int Stages>
+using WarpgroupMma = TileConfig<TSM, TSN, TSK, 2, TSN / 4, 1, Family::warpgroup_mma, Stages>;
+
+}  // namespace tilegemm

@@ -1,0 +1,115 @@
+// test_core_tiles: the warpgroup_mma family's pieces that run or can be checked anywhere: the pack kernel's layout
+// (kernels/core_tiles.hpp) against the layout stated independently here, and the PTX retargeting to sm_90a.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <tilegemm/core.hpp>
+#include <vector>
+
+#include "catch.hpp"
+#include "reference.hpp"
+
+namespace {
+
+using namespace tilegemm::detail;
+
+// x rounded to TF32 (10 mantissa bits), to nearest with ties away from zero, in plain C++.
+float tf32(float x) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &x, sizeof bits);
+  bits = (bits + 0x1000u) & 0xffffe000u;
+  std::memcpy(&x, &bits, sizeof bits);
+  return x;
+}
+
+// Where element (o, i) of an operand lies in its core tiles: tiles of tile_outer rows, slices of tile_inner of k,
+// each slice 8-row groups of core matrices (8 rows by 4 of k, row after row), the groups' matrices in order of k.
+std::size_t expected_index(int o, int i, int tile_outer, int tile_inner, int inner_padded) {
+  const std::size_t slice = static_cast<std::size_t>(o / tile_outer) * (inner_padded / tile_inner) + i / tile_inner;
+  const int row = o % tile_outer, k = i % tile_inner;
+  const std::size_t group = row / 8, matrix = k / 4;
+  return slice * tile_outer * tile_inner + (group * (tile_inner / 4) + matrix) * 32 + row % 8 * 4 + k % 4;
+}
+
+struct PackCase {
+  int outer, inner, tile_outer, tile_inner;
+  bool outer_contiguous;
+  int batch;
+};
+
+// Packs a random outer x inner operand (batch of them, at an offset, padded leading dimension) and checks every
+// element of every copy, and that nothing past the copies was written.
+void check_pack(const CallContext& call, const PackCase& c) {
+  INFO("outer " << c.outer << " inner " << c.inner << " tiles " << c.tile_outer << "x" << c.tile_inner
+                << " outer-contiguous " << c.outer_contiguous << " batch " << c.batch);
+  const int rows = c.outer_contiguous ? c.outer : c.inner;  // stored column-major as rows x cols
+  const int cols = c.outer_contiguous ? c.inner : c.outer;
+  const int ld = rows + 3, offset = 5, stride = ld * cols + 7;
+  std::vector<float> source(offset + static_cast<std::size_t>(stride) * c.batch, tilegemm_test::poison<float>());
+  for (int p = 0; p < c.batch; ++p) {
+    const auto values = tilegemm_test::random_matrix<float>(rows, cols);
+    for (int j = 0; j < cols; ++j)
+      for (int r = 0; r < rows; ++r) source[offset + p * stride + r + j * ld] = values(r, j);
+  }
+  const int outer_padded = (c.outer + c.tile_outer - 1) / c.tile_outer * c.tile_outer;
+  const int inner_padded = (c.inner + c.tile_inner - 1) / c.tile_inner * c.tile_inner;
+  const int copy = outer_padded * inner_padded;
+  std::vector<float> packed(static_cast<std::size_t>(copy) * c.batch + 64, tilegemm_test::poison<float>());
+  cl::Buffer src(call.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(float) * source.size(), source.data());
+  cl::Buffer dst(call.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(float) * packed.size(), packed.data());
+  const int tile = support_tile_for(call.limits);
+  tilegemm::KernelLease kernel = make_kernel(call, core_tiles_program(tile), tile * tile);
+  set_args(kernel, c.outer, c.inner, static_cast<int>(c.outer_contiguous), src, offset, ld, outer_padded, inner_padded,
+           c.tile_outer, c.tile_inner, dst, stride, copy);
+  const cl::Event done =
+      enqueue(call.queue, kernel,
+              cl::NDRange((outer_padded + tile - 1) / tile * tile, (inner_padded + tile - 1) / tile * tile, c.batch),
+              cl::NDRange(tile, tile, 1), {});
+  done.wait();
+  call.queue.enqueueReadBuffer(dst, CL_TRUE, 0, sizeof(float) * packed.size(), packed.data());
+  int wrong = 0;
+  for (int p = 0; p < c.batch; ++p)
+    for (int o = 0; o < outer_padded; ++o)
+      for (int i = 0; i < inner_padded; ++i) {
+        const bool inside = o < c.outer && i < c.inner;
+        const float value = !inside              ? 0.0f
+                            : c.outer_contiguous ? source[offset + p * stride + o + i * ld]
+                                                 : source[offset + p * stride + i + o * ld];
+        const float got = packed[p * copy + expected_index(o, i, c.tile_outer, c.tile_inner, inner_padded)];
+        if (!(got == tf32(value)) && ++wrong <= 3) {
+          FAIL_CHECK("problem " << p << " element (" << o << ", " << i << "): " << got << ", expected " << tf32(value));
+        }
+      }
+  CHECK(wrong == 0);
+  for (std::size_t e = static_cast<std::size_t>(copy) * c.batch; e < packed.size(); ++e) CHECK(std::isnan(packed[e]));
+}
+
+}  // namespace
+
+TEST_CASE("the core tiles hold each element of an operand where wgmma reads it, rounded to TF32, zero past it",
+          "[core_tiles]") {
+  const CallContext call = CallContext::of(tilegemm::default_queue());
+  check_pack(call, {130, 70, 128, 8, true, 1});
+  check_pack(call, {130, 70, 128, 8, false, 1});
+  check_pack(call, {64, 16, 64, 16, true, 2});
+  check_pack(call, {257, 33, 256, 8, false, 3});
+  check_pack(call, {1, 1, 128, 8, true, 1});
+}
+
+TEST_CASE("the PTX of sm_90 is retargeted to sm_90a with its marked instructions uncommented", "[unit][core_tiles]") {
+  const std::string marker(sm90a_marker.view());
+  const std::string ptx = "//\n.version 9.0\n.target sm_90, texmode_independent\n.address_size 64\n\t" + marker +
+                          "wgmma.fence.sync.aligned;\n\t" + marker + "wgmma.commit_group.sync.aligned;\n";
+  const std::optional<std::string> retargeted = sm90a_ptx(ptx);
+  REQUIRE(retargeted.has_value());
+  CHECK(*retargeted ==
+        "//\n.version 9.0\n.target sm_90a, texmode_independent\n.address_size 64\n\t"
+        "wgmma.fence.sync.aligned;\n\twgmma.commit_group.sync.aligned;\n");
+  // Not PTX for sm_90 (another GPU's, already sm_90a, or not PTX at all): nothing, and the caller says so.
+  CHECK(!sm90a_ptx(".version 9.0\n.target sm_80\n" + marker + "wgmma.fence.sync.aligned;\n").has_value());
+  CHECK(!sm90a_ptx(".version 9.0\n.target sm_90a\n").has_value());
+  CHECK(!sm90a_ptx(".version 9.0\n.target sm_900\n").has_value());
+  CHECK(!sm90a_ptx("BC\xc0\xde").has_value());
+  CHECK(sm90a_ptx(".target sm_90").value() == ".target sm_90a");
+}
