@@ -23,26 +23,29 @@ float tf32(float x) {
   return x;
 }
 
-// Where element (o, i) of an operand lies in its core tiles: tiles of tile_outer rows, slices of tile_inner of k,
-// each slice 8-row groups of core matrices (8 rows by 4 of k, row after row), the groups' matrices in order of k.
-std::size_t expected_index(int o, int i, int tile_outer, int tile_inner, int inner_padded) {
+// Where element (o, i) of an operand lies in part `part` of its core tiles: tiles of tile_outer rows, slices of
+// tile_inner of k, each slice `parts` images (high and low TF32 parts) of 8-row groups of core matrices (8 rows by 4
+// of k, row after row), the groups' matrices in order of k.
+std::size_t expected_index(int o, int i, int tile_outer, int tile_inner, int inner_padded, int parts, int part) {
   const std::size_t slice = static_cast<std::size_t>(o / tile_outer) * (inner_padded / tile_inner) + i / tile_inner;
   const int row = o % tile_outer, k = i % tile_inner;
   const std::size_t group = row / 8, matrix = k / 4;
-  return slice * tile_outer * tile_inner + (group * (tile_inner / 4) + matrix) * 32 + row % 8 * 4 + k % 4;
+  return (slice * parts + part) * tile_outer * tile_inner + (group * (tile_inner / 4) + matrix) * 32 + row % 8 * 4 +
+         k % 4;
 }
 
 struct PackCase {
   int outer, inner, tile_outer, tile_inner;
   bool outer_contiguous;
   int batch;
+  int parts;
 };
 
 // Packs a random outer x inner operand (batch of them, at an offset, padded leading dimension) and checks every
 // element of every copy, and that nothing past the copies was written.
 void check_pack(const CallContext& call, const PackCase& c) {
   INFO("outer " << c.outer << " inner " << c.inner << " tiles " << c.tile_outer << "x" << c.tile_inner
-                << " outer-contiguous " << c.outer_contiguous << " batch " << c.batch);
+                << " outer-contiguous " << c.outer_contiguous << " batch " << c.batch << " parts " << c.parts);
   const int rows = c.outer_contiguous ? c.outer : c.inner;  // stored column-major as rows x cols
   const int cols = c.outer_contiguous ? c.inner : c.outer;
   const int ld = rows + 3, offset = 5, stride = ld * cols + 7;
@@ -54,14 +57,14 @@ void check_pack(const CallContext& call, const PackCase& c) {
   }
   const int outer_padded = (c.outer + c.tile_outer - 1) / c.tile_outer * c.tile_outer;
   const int inner_padded = (c.inner + c.tile_inner - 1) / c.tile_inner * c.tile_inner;
-  const int copy = outer_padded * inner_padded;
+  const int copy = outer_padded * inner_padded * c.parts;
   std::vector<float> packed(static_cast<std::size_t>(copy) * c.batch + 64, tilegemm_test::poison<float>());
   cl::Buffer src(call.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(float) * source.size(), source.data());
   cl::Buffer dst(call.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(float) * packed.size(), packed.data());
   const int tile = support_tile_for(call.limits);
   tilegemm::KernelLease kernel = make_kernel(call, core_tiles_program(tile), tile * tile);
   set_args(kernel, c.outer, c.inner, static_cast<int>(c.outer_contiguous), src, offset, ld, outer_padded, inner_padded,
-           c.tile_outer, c.tile_inner, dst, stride, copy);
+           c.tile_outer, c.tile_inner, c.parts, dst, stride, copy);
   const cl::Event done =
       enqueue(call.queue, kernel,
               cl::NDRange((outer_padded + tile - 1) / tile * tile, (inner_padded + tile - 1) / tile * tile, c.batch),
@@ -76,9 +79,15 @@ void check_pack(const CallContext& call, const PackCase& c) {
         const float value = !inside              ? 0.0f
                             : c.outer_contiguous ? source[offset + p * stride + o + i * ld]
                                                  : source[offset + p * stride + i + o * ld];
-        const float got = packed[p * copy + expected_index(o, i, c.tile_outer, c.tile_inner, inner_padded)];
-        if (!(got == tf32(value)) && ++wrong <= 3) {
-          FAIL_CHECK("problem " << p << " element (" << o << ", " << i << "): " << got << ", expected " << tf32(value));
+        // One part: the value rounded to TF32; two: that, then the rest rounded to TF32.
+        const float high = tf32(value), expected[2] = {high, tf32(value - high)};
+        for (int part = 0; part < c.parts; ++part) {
+          const float got =
+              packed[p * copy + expected_index(o, i, c.tile_outer, c.tile_inner, inner_padded, c.parts, part)];
+          if (!(got == expected[part]) && ++wrong <= 3) {
+            FAIL_CHECK("problem " << p << " element (" << o << ", " << i << ") part " << part << ": " << got
+                                  << ", expected " << expected[part]);
+          }
         }
       }
   CHECK(wrong == 0);
@@ -87,14 +96,14 @@ void check_pack(const CallContext& call, const PackCase& c) {
 
 }  // namespace
 
-TEST_CASE("the core tiles hold each element of an operand where wgmma reads it, rounded to TF32, zero past it",
+TEST_CASE("the core tiles hold each element of an operand where wgmma reads it, in TF32 parts, zero past it",
           "[core_tiles]") {
   const CallContext call = CallContext::of(tilegemm::default_queue());
-  check_pack(call, {130, 70, 128, 8, true, 1});
-  check_pack(call, {130, 70, 128, 8, false, 1});
-  check_pack(call, {64, 16, 64, 16, true, 2});
-  check_pack(call, {257, 33, 256, 8, false, 3});
-  check_pack(call, {1, 1, 128, 8, true, 1});
+  check_pack(call, {130, 70, 128, 8, true, 1, 1});
+  check_pack(call, {130, 70, 128, 8, false, 1, 2});
+  check_pack(call, {64, 16, 64, 16, true, 2, 1});
+  check_pack(call, {257, 33, 256, 8, false, 3, 2});
+  check_pack(call, {1, 1, 128, 8, true, 1, 2});
 }
 
 TEST_CASE("the PTX of sm_90 is retargeted to sm_90a with its marked instructions uncommented", "[unit][core_tiles]") {

@@ -139,5 +139,5 @@ TEST_CASE("the helper kernels take the arguments the executor sets", "[contracts
       {"M", "N", "beta", "C", "c_offset", "ldc", "c_stride"});
   check_arguments_of(make_kernel(call, core_tiles_program(pack_tile), pack_tile * pack_tile).get(),
                      {"outer", "inner", "outer_contiguous", "src", "src_offset", "ld", "outer_padded", "inner_padded",
-                      "tile_outer", "tile_inner", "dst", "src_stride", "dst_stride"});
+                      "tile_outer", "tile_inner", "parts", "dst", "src_stride", "dst_stride"});
 }

@@ -395,7 +395,7 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
   CHECK(!tensor(plan_default(shape(4096, 4096, 4096), hopper, 4)));
   CHECK(!tensor(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::ieee)));
   const Plan tf32x3 = plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32x3);
-  CHECK(tensor(tf32x3));
+  CHECK(tf32x3.config.uses_tensor_cores);  // wgmma's family on 9.0 (below)
   CHECK(tf32x3.variant.mma == MmaKind::tf32x3);
   CHECK(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32).variant.mma == MmaKind::tf32);
   // Compute capability 8.x: FP64 through m8n8k4.
@@ -418,7 +418,7 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
   };
   CHECK(picked(plan_default(shape(4096, 4096, 4096), hopper, 8), tensor_double_large));
   CHECK(picked(plan_default(shape(512, 512, 512), hopper, 8), tensor_double_small));
-  CHECK(picked(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32x3), tensor_float_large));
+  CHECK(picked(plan_default(shape(4096, 4096, 4096), a100, 4, MathMode::tf32x3), tensor_float_large));
   CHECK(picked(plan_default(shape(4096, 4096, 4096), a100, 4, MathMode::tf32), tensor_tf32_large));
   CHECK(picked(plan_default(shape(512, 512, 512), hopper, 4, MathMode::tf32), tensor_float_small));
   // Just past a multiple of the small tiles, where 96 x 96 tiles cover all of C in one round (11 x 11 of them on
@@ -433,9 +433,8 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
     CHECK(odd_plan.corner_m == 1025);
     CHECK(odd_plan.global[0] / odd_plan.local[0] == 11);
     CHECK(picked(plan_default(shape(1024, 1024, 1024), hopper, scalar_size, math), small));
-    // More 96 x 96 tiles than compute units: the corner and its strips (in tf32 on 9.0, wgmma's whole C).
-    const Plan corner =
-        plan_default(shape(2049, 1025, 1025), math == MathMode::tf32 ? a100 : hopper, scalar_size, math);
+    // More 96 x 96 tiles than compute units: the corner and its strips (in float on 9.0, wgmma's whole C).
+    const Plan corner = plan_default(shape(2049, 1025, 1025), scalar_size == 4 ? a100 : hopper, scalar_size, math);
     CHECK(!picked(corner, odd));
     CHECK(corner.strips == StripWork::remainder_kernel);
   }
@@ -447,8 +446,9 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
   CHECK(past.a.packed);  // lda = 4097 is no whole vector
 }
 
-TEST_CASE("the default plan takes wgmma for TF32 on compute capability 9.0 where C has a tile per compute unit",
-          "[unit][plan][tensor_cores]") {
+TEST_CASE(
+    "the default plan takes wgmma for tf32 and tf32x3 on compute capability 9.0 where C has a tile per compute unit",
+    "[unit][plan][tensor_cores]") {
   using tilegemm::MathMode;
   const DeviceLimits hopper = h200_with_tensor_cores();
   const auto warpgroup = [](const Plan& plan) { return plan.config.family == tilegemm::Family::warpgroup_mma; };
@@ -470,11 +470,18 @@ TEST_CASE("the default plan takes wgmma for TF32 on compute capability 9.0 where
   }
   CHECK(plan.a.outer_padded == 33 * 128);
   CHECK(plan.b.outer_padded == 32 * 128);
-  // Not below a tile per compute unit (132 on the H200), nor in tf32x3, in double, or on other compute capabilities
+  // Not below a tile per compute unit (132 on the H200), nor in ieee, in double, or on other compute capabilities
   // (8.0 lacks wgmma; 10.0's PTX has no sm_90a instructions).
   CHECK(!warpgroup(plan_default(shape(1024, 1024, 1024), hopper, 4, MathMode::tf32)));
+  CHECK(!warpgroup(plan_default(shape(1025, 1025, 1025), hopper, 4, MathMode::tf32x3)));
   CHECK(warpgroup(plan_default(shape(1536, 1536, 256), hopper, 4, MathMode::tf32)));
-  CHECK(!warpgroup(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32x3)));
+  // tf32x3: one warpgroup per work-group, 64 x 128 tiles, two TF32 parts of each operand.
+  const Plan split = plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32x3);
+  REQUIRE(warpgroup(split));
+  CHECK(split.config.name() == "warpgroup_mma 64x128x8 2x32 s6");
+  CHECK(split.variant.mma == MmaKind::tf32x3);
+  CHECK(split.a.parts == 2);
+  CHECK(!warpgroup(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::ieee)));
   CHECK(!warpgroup(plan_default(shape(4096, 4096, 4096), hopper, 8, MathMode::tf32)));
   for (int capability : {80, 89, 100}) {
     DeviceLimits other = hopper;
@@ -506,11 +513,29 @@ TEST_CASE("a warpgroup_mma configuration is refused where it cannot run, before 
                            "NVIDIA GPU of compute capability 9.0 (H100, H200)",
                            "has compute capability 8.0"));
   CHECK_THAT(refusal(h200(), 4, MathMode::tf32), MESSAGE_CONTAINS("is not one"));
-  CHECK_THAT(refusal(h200_with_tensor_cores(), 8, MathMode::ieee),
-             CONTAINS_ALL3(std::to_string(CL_INVALID_OPERATION), "in TF32 only", "product is in double"));
-  CHECK_THAT(refusal(h200_with_tensor_cores(), 4, MathMode::tf32x3),
-             CONTAINS_ALL2("math mode is tf32x3", "Choose MathMode::tf32"));
+  CHECK_THAT(refusal(h200_with_tensor_cores(), 8, MathMode::tf32),
+             CONTAINS_ALL3(std::to_string(CL_INVALID_OPERATION), "on TF32 tensor cores only", "product is in double"));
+  CHECK_THAT(refusal(h200_with_tensor_cores(), 4, MathMode::ieee),
+             CONTAINS_ALL2("the math mode ieee rules them out", "Choose MathMode::tf32x3 or MathMode::tf32"));
   CHECK(refusal(h200_with_tensor_cores(), 4, MathMode::tf32) == "planned");
+  CHECK(refusal(h200_with_tensor_cores(), 4, MathMode::tf32x3) == "planned");
+  // tf32x3's slices take two buffers each (high and low parts): 6 stages at least.
+  options.math = MathMode::tf32x3;
+  try {
+    plan_product(describe<tilegemm::WarpgroupMma<128, 128, 8, 4>>, shape(256, 256, 64), h200_with_tensor_cores(), 4,
+                 options);
+    FAIL("a warpgroup_mma configuration of 4 stages was planned in tf32x3");
+  } catch (const tilegemm::Error& e) {
+    CHECK(e.code() == CL_INVALID_OPERATION);
+    CHECK_THAT(e.what(), MESSAGE_CONTAINS("needs Stages of at least 6, or the tf32 mode"));
+  }
+  // In tf32x3 each operand's copy holds a high and a low image of every slice.
+  const Plan split = plan_product(describe<Warpgroup>, shape(256, 200, 64), h200_with_tensor_cores(), 4, options);
+  CHECK(split.variant.mma == MmaKind::tf32x3);
+  CHECK(split.a.parts == 2);
+  CHECK(split.b.parts == 2);
+  CHECK(copy_elements(split.b) == 2 * 256 * 64);
+  CHECK(split.b.stride == copy_elements(split.b));
 }
 
 TEST_CASE("a tensor_cores configuration is refused where it cannot run, before anything is built",

@@ -37,6 +37,7 @@ using DoubleOdd = tilegemm::TensorCores<96, 96, 4, 48, 24, 4>;
 using Warpgroup = tilegemm::WarpgroupMma<128, 128, 8, 6>;
 using WarpgroupSmall = tilegemm::WarpgroupMma<64, 128, 16, 3>;
 using WarpgroupWide = tilegemm::WarpgroupMma<128, 256, 8, 4>;
+using WarpgroupSmallSplit = tilegemm::WarpgroupMma<64, 128, 8, 6>;
 
 bool device_has_tensor_cores(const cl::CommandQueue& queue) {
   return tilegemm::detail::has_tensor_cores(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()));
@@ -281,10 +282,9 @@ TENSOR_CORES_CASE(FloatOdd, "tensor_cores 96x96x16 6x12 v4 s3 float tf32, every 
                   MathMode::tf32)
 TENSOR_CORES_CASE(DoubleOdd, "tensor_cores 96x96x4 6x6 v4 s4 double, every shape and transpose", double, MathMode::ieee)
 
-// The warpgroup_mma family: refused with a sentence saying why where there is no wgmma, in double and outside tf32
-// (nothing built); every shape and transpose where there is.
-TEST_CASE("warpgroup_mma is refused without wgmma, in double and outside tf32, and runs in tf32 where there is",
-          "[tensor_cores]") {
+// The warpgroup_mma family: refused with a sentence saying why where there is no wgmma, in double and in the ieee
+// mode (nothing built); every shape and transpose, in tf32 and tf32x3, where there is.
+TEST_CASE("warpgroup_mma is refused without wgmma, in double and in ieee, and runs where there is", "[tensor_cores]") {
   const cl::CommandQueue queue = tilegemm::default_queue();
   const std::size_t built = tilegemm::programs_built();
   const auto refusal = [&](auto scalar, MathMode math) -> std::string {
@@ -299,22 +299,25 @@ TEST_CASE("warpgroup_mma is refused without wgmma, in double and outside tf32, a
     CHECK_THAT(refusal(0.0f, MathMode::tf32),
                MESSAGE_CONTAINS("wgmma, which needs an NVIDIA GPU of compute capability 9.0"));
   } else {
-    CHECK_THAT(refusal(0.0, MathMode::ieee), CONTAINS_ALL2("in TF32 only", "product is in double"));
-    CHECK_THAT(refusal(0.0f, MathMode::tf32x3), MESSAGE_CONTAINS("math mode is tf32x3"));
+    CHECK_THAT(refusal(0.0, MathMode::tf32), CONTAINS_ALL2("on TF32 tensor cores only", "product is in double"));
+    CHECK_THAT(refusal(0.0f, MathMode::ieee), MESSAGE_CONTAINS("the math mode ieee rules them out"));
     CHECK(tilegemm::programs_built() == built);
     check_product<Warpgroup, float>(queue, MathMode::tf32, false, false, {130, 70, 50}, 1.0f, 0.0f);
     return;
   }
   CHECK(tilegemm::programs_built() == built);
 }
-#define WARPGROUP_CASE(Config, name)                                                                     \
+#define WARPGROUP_CASE(Config, name, math)                                                               \
   TEST_CASE(name, "[tensor_cores][gpu]") {                                                               \
     if (!device_has_warpgroup_mma(tilegemm::default_queue())) return; /* the refusal is checked above */ \
-    check_every_shape<Config, float>(MathMode::tf32);                                                    \
+    check_every_shape<Config, float>(math);                                                              \
   }
-WARPGROUP_CASE(Warpgroup, "warpgroup_mma 128x128x8 s6 float tf32, every shape and transpose")
-WARPGROUP_CASE(WarpgroupSmall, "warpgroup_mma 64x128x16 s3 float tf32, every shape and transpose")
-WARPGROUP_CASE(WarpgroupWide, "warpgroup_mma 128x256x8 s4 float tf32, every shape and transpose")
+WARPGROUP_CASE(Warpgroup, "warpgroup_mma 128x128x8 s6 float tf32, every shape and transpose", MathMode::tf32)
+WARPGROUP_CASE(Warpgroup, "warpgroup_mma 128x128x8 s6 float tf32x3, every shape and transpose", MathMode::tf32x3)
+WARPGROUP_CASE(WarpgroupSmall, "warpgroup_mma 64x128x16 s3 float tf32, every shape and transpose", MathMode::tf32)
+WARPGROUP_CASE(WarpgroupWide, "warpgroup_mma 128x256x8 s4 float tf32, every shape and transpose", MathMode::tf32)
+WARPGROUP_CASE(WarpgroupSmallSplit, "warpgroup_mma 64x128x8 s6 float tf32x3, every shape and transpose",
+               MathMode::tf32x3)
 
 TEST_CASE("the double path of compute capability 8.x (m8n8k4), on a newer GPU described as 8.0",
           "[tensor_cores][gpu]") {
@@ -342,7 +345,10 @@ TEST_CASE("AutoConfig takes the tensor cores in each mode where they run, with a
 TEST_CASE("tf32x3 is as accurate as the IEEE kernels, K from 16 to 65536, uniform and wide-range data",
           "[tensor_cores][gpu][accuracy]") {
   if (!device_has_tensor_cores(tilegemm::default_queue())) return;
-  std::printf("%-8s %-8s %12s %12s %12s %12s\n", "data", "K", "ieee", "tf32x3", "tf32", "tf32x3/ieee");
+  // Where there is wgmma (compute capability 9.0), the warpgroup_mma family's tf32x3 too.
+  const bool wgmma = device_has_warpgroup_mma(tilegemm::default_queue());
+  std::printf("%-8s %-8s %12s %12s %12s %12s %12s %12s\n", "data", "K", "ieee", "tf32x3", "tf32", "tf32x3/ieee",
+              "wgmma tf32x3", "wgmma/ieee");
   for (bool wide : {false, true}) {
     for (int k : {16, 128, 256, 4096, 65536}) {
       const int m = 64, n = 64;
@@ -352,11 +358,13 @@ TEST_CASE("tf32x3 is as accurate as the IEEE kernels, K from 16 to 65536, unifor
       const double ieee = scaled_error(float_product<Simt>(a, b, MathMode::ieee), ad, bd);
       const double tf32x3 = scaled_error(float_product<Small>(a, b, MathMode::tf32x3), ad, bd);
       const double tf32 = scaled_error(float_product<Small>(a, b, MathMode::tf32), ad, bd);
-      std::printf("%-8s %-8d %12.3g %12.3g %12.3g %12.2f\n", wide ? "2^+-20" : "uniform", k, ieee, tf32x3, tf32,
-                  tf32x3 / ieee);
-      INFO((wide ? "wide-range" : "uniform")
-           << " data, K = " << k << ": scaled errors ieee " << ieee << ", tf32x3 " << tf32x3 << ", tf32 " << tf32);
+      const double warpgroup = wgmma ? scaled_error(float_product<Warpgroup>(a, b, MathMode::tf32x3), ad, bd) : 0;
+      std::printf("%-8s %-8d %12.3g %12.3g %12.3g %12.2f %12.3g %12.2f\n", wide ? "2^+-20" : "uniform", k, ieee, tf32x3,
+                  tf32, tf32x3 / ieee, warpgroup, warpgroup / ieee);
+      INFO((wide ? "wide-range" : "uniform") << " data, K = " << k << ": scaled errors ieee " << ieee << ", tf32x3 "
+                                             << tf32x3 << ", tf32 " << tf32 << ", wgmma tf32x3 " << warpgroup);
       CHECK(tf32x3 <= 2 * ieee);
+      CHECK(warpgroup <= 2 * ieee);
       CHECK(tf32 <= (k + 2) * 0x1p-24 + 2 * tf32_rounding);  // TF32's rounding of both operands, then FP32 sums
       CHECK(tf32 > tf32x3);                                  // the mode did take effect
     }

@@ -46,6 +46,13 @@ inline std::string unfit_reason(const KernelDescription& c, const DeviceLimits& 
   if (c.uses_tensor_cores && !math_allows_tensor_cores(scalar_size, math)) {
     return "tensor cores in float only in the tf32x3 or tf32 math mode (TILEGEMM_MATH)";
   }
+  if (c.family == tilegemm::Family::warpgroup_mma) {
+    try {
+      require_tensor_cores(c, device, scalar_size, math);
+    } catch (const tilegemm::Error&) {
+      return "wgmma: compute capability 9.0, float, and 6 stages or more in tf32x3";
+    }
+  }
   if (static_cast<std::size_t>(c.threads()) > device.max_work_group_size) {
     return "work-groups larger than the device's " + std::to_string(device.max_work_group_size) + " work-items";
   }

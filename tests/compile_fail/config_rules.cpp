@@ -23,6 +23,11 @@
 #define stages_of_other_families 18
 #define tensor_warp_tile 19
 #define tensor_spans 20
+#define warpgroup_rows 21
+#define warpgroup_columns 22
+#define warpgroup_slices 23
+#define warpgroup_layout 24
+#define warpgroup_stages 25
 // clang-format on
 
 int main() {
@@ -64,6 +69,16 @@ int main() {
   return tilegemm::TensorCores<64, 64, 16, 24, 32, 2>::threads;
 #elif TILEGEMM_RULE == tensor_spans
   return tilegemm::TensorCores<80, 64, 16, 80, 32, 2>::threads;
+#elif TILEGEMM_RULE == warpgroup_rows
+  return tilegemm::WarpgroupMma<192, 128, 8, 6>::threads;
+#elif TILEGEMM_RULE == warpgroup_columns
+  return tilegemm::WarpgroupMma<128, 64, 8, 6>::threads;
+#elif TILEGEMM_RULE == warpgroup_slices
+  return tilegemm::WarpgroupMma<128, 128, 4, 6>::threads;
+#elif TILEGEMM_RULE == warpgroup_layout
+  return tilegemm::TileConfig<128, 128, 8, 4, 32, 1, tilegemm::Family::warpgroup_mma, 6>::threads;
+#elif TILEGEMM_RULE == warpgroup_stages
+  return tilegemm::WarpgroupMma<128, 128, 8, 2>::threads;
 #endif
   return 0;
 }

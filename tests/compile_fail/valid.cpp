@@ -22,6 +22,10 @@ int main() {
   sum += tilegemm::TileConfig<64, 64, 16, 4, 4, 4, tilegemm::Family::prefetch, 1>::threads;
   sum += tilegemm::TensorCores<64, 64, 16, 16, 32, 2>::threads;
   sum += tilegemm::TensorCores<96, 64, 16, 96, 32, 2>::threads;
+  // warpgroup_mma: TSM 64 or 128, TSN 128 or 256, TSK a multiple of 8, the alias's WPTM, WPTN and VW, 3 to 8 stages
+  sum += tilegemm::WarpgroupMma<128, 128, 8, 6>::threads;
+  sum += tilegemm::WarpgroupMma<64, 256, 16, 3>::threads;
+  sum += tilegemm::TileConfig<128, 128, 8, 2, 32, 1, tilegemm::Family::warpgroup_mma, 8>::threads;
   Eigen::MatrixXd ad(4, 4), cd(4, 4);
   sum += static_cast<int>(tilegemm::gpu_gemm(ad, ad).size());  // a supported scalar, the same on both sides
   tilegemm::gpu_gemm(ad, ad, cd, 1.0, 0.0);                    // C of A's and B's scalar

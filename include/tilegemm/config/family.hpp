@@ -13,7 +13,7 @@ enum class Family {
   prefetch,           // kernel 9: double-buffered local memory; reads the caller's A and B in place in either layout
   split_k,            // the prefetch kernel on slices of K in parallel, then a sum of the slices: small C, long K
   tensor_cores,       // warps of mma.sync on NVIDIA tensor cores (compute capability 8.0+): FP64, 3xTF32 or TF32
-  warpgroup_mma,      // warpgroups of wgmma on NVIDIA tensor cores (compute capability 9.0 exactly): TF32
+  warpgroup_mma,      // warpgroups of wgmma on NVIDIA tensor cores (compute capability 9.0 exactly): TF32, 3xTF32
 };
 
 namespace detail {

@@ -62,7 +62,8 @@ inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& 
   const cl_uint next = set_args(kernel, plan.outer, plan.inner, static_cast<int>(plan.outer_contiguous), source,
                                 storage.offset, storage.ld, plan.outer_padded, plan.inner_padded);
   if (core_tiles) {
-    set_args_from(kernel, next, plan.tile_outer, plan.tile_inner, operand.buffer, storage.stride, copy_elements(plan));
+    set_args_from(kernel, next, plan.tile_outer, plan.tile_inner, plan.parts, operand.buffer, storage.stride,
+                  copy_elements(plan));
   } else {
     set_args_from(kernel, next, operand.buffer, storage.stride, copy_elements(plan));
   }

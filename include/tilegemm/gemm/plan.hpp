@@ -53,10 +53,11 @@ struct OperandPlan {
   bool outer_contiguous = false;
   int outer_padded = 0;
   int inner_padded = 0;
-  // A copy in core tiles (kernels/core_tiles.hpp): its tiles' rows (TSM or TSN) and slices' depth (TSK); 0 for the
-  // outer-contiguous copy of the pack kernel.
+  // A copy in core tiles (kernels/core_tiles.hpp): its tiles' rows (TSM or TSN) and slices' depth (TSK), 0 for the
+  // outer-contiguous copy of the pack kernel; its TF32 images of each slice (2 in tf32x3: high and low parts).
   int tile_outer = 0;
   int tile_inner = 0;
+  int parts = 1;
 };
 
 // Why a plan has its configuration (what TILEGEMM_VERBOSE=1 prints): named by the caller's Config, the tuner's
@@ -179,7 +180,7 @@ inline OperandPlan packed_copy(int outer, int inner, bool outer_contiguous, int 
 }
 
 // The elements of one problem's packed copy, and the bytes of the copies of a whole batch (one buffer).
-inline int copy_elements(const OperandPlan& plan) { return plan.outer_padded * plan.inner_padded; }
+inline int copy_elements(const OperandPlan& plan) { return plan.outer_padded * plan.inner_padded * plan.parts; }
 inline unsigned long long copy_bytes(const OperandPlan& plan, std::size_t scalar_size, int batch) {
   return static_cast<unsigned long long>(copy_elements(plan)) * static_cast<unsigned long long>(std::max(batch, 1)) *
          scalar_size;
@@ -235,15 +236,27 @@ inline void plan_packed_operands(Plan& plan, const GemmShape& s, const DeviceLim
   plan.depth = static_cast<int>(round_up(s.k, t.tsk));
 }
 
+// A copy of an operand in core tiles (kernels/core_tiles.hpp), `parts` TF32 images of each slice.
+inline OperandPlan core_tile_copy(int outer, int inner, bool outer_contiguous, int tile_outer, int tile_inner,
+                                  int parts, int batch) {
+  require(packed_elements(outer, inner, tile_outer, tile_inner, batch) <= index_limit / parts,
+          "an operand in core tiles (padded to whole tiles, and in two TF32 parts in tf32x3) would exceed 2^31 - 1 "
+          "elements; use a smaller problem, or multiply the batch in parts.");
+  OperandPlan plan = packed_copy(outer, inner, outer_contiguous, tile_outer, tile_inner, 1, batch);
+  plan.tile_outer = tile_outer;
+  plan.tile_inner = tile_inner;
+  plan.parts = parts;
+  plan.stride = copy_elements(plan);
+  return plan;
+}
+
 // The warpgroup_mma family: both operands copied into core tiles, whatever their layout; whole tiles of K.
 inline void plan_core_tile_operands(Plan& plan, const GemmShape& s, const DeviceLimits& device,
                                     std::size_t scalar_size) {
   const TileShape& t = plan.config.tile;
-  plan.a = packed_copy(s.m, s.k, !s.trans_a, t.tsm, t.tsk, 1, s.batch);
-  plan.b = packed_copy(s.n, s.k, s.trans_b, t.tsn, t.tsk, 1, s.batch);
-  plan.a.tile_outer = t.tsm;
-  plan.b.tile_outer = t.tsn;
-  plan.a.tile_inner = plan.b.tile_inner = t.tsk;
+  const int parts = plan.variant.mma == MmaKind::tf32x3 ? 2 : 1;
+  plan.a = core_tile_copy(s.m, s.k, !s.trans_a, t.tsm, t.tsk, parts, s.batch);
+  plan.b = core_tile_copy(s.n, s.k, s.trans_b, t.tsn, t.tsk, parts, s.batch);
   require_copies_fit(plan, s, device, scalar_size);
   plan.depth = static_cast<int>(round_up(s.k, t.tsk));
 }

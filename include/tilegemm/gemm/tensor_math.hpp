@@ -36,7 +36,11 @@ inline std::string compute_capability_words(const DeviceLimits& device) {
                                        : " is not one (it has no cl_nv_device_attribute_query)";
 }
 
-// The warpgroup_mma family's check: wgmma, TF32 only; throws tilegemm::Error before anything is built.
+// The slices a warpgroup_mma configuration keeps in local memory in tf32x3 (two buffers each: high and low parts) for
+// its pipeline: one multiplied, one whose products may still run, one copied (kernels/warpgroup_mma.hpp).
+inline constexpr int warpgroup_tf32x3_stages = 6;
+
+// The warpgroup_mma family's check: wgmma, float in tf32 or tf32x3; throws tilegemm::Error before anything is built.
 inline MmaKind require_warpgroup_mma(const KernelDescription& config, const DeviceLimits& device,
                                      std::size_t scalar_size, MathMode math) {
   if (!has_warpgroup_mma(device)) {
@@ -46,15 +50,21 @@ inline MmaKind require_warpgroup_mma(const KernelDescription& config, const Devi
                                        device.name + compute_capability_words(device) +
                                        ". Use AutoConfig or a configuration of another family (TensorCores from 8.0).");
   }
-  if (scalar_size == sizeof(double) || math != MathMode::tf32) {
+  if (scalar_size == sizeof(double) || math == MathMode::ieee) {
     throw Error(CL_INVALID_OPERATION,
-                "tilegemm: " + config.name() + " multiplies float in TF32 only (wgmma has no FP64, and the " +
-                    (scalar_size == sizeof(double) ? std::string("product is in double")
-                                                   : "math mode is " + std::string(math_mode_name(math))) +
-                    "). Choose MathMode::tf32 for a float product (gemm's math argument, a ScopedMathMode or "
-                    "TILEGEMM_MATH=tf32), or a TensorCores configuration, or AutoConfig.");
+                "tilegemm: " + config.name() + " multiplies float on TF32 tensor cores only (wgmma has no FP64, and " +
+                    (scalar_size == sizeof(double) ? std::string("the product is in double")
+                                                   : std::string("the math mode ieee rules them out")) +
+                    "). Choose MathMode::tf32x3 or MathMode::tf32 for a float product (gemm's math argument, a "
+                    "ScopedMathMode or TILEGEMM_MATH), or a TensorCores configuration, or AutoConfig.");
   }
-  return MmaKind::tf32;
+  if (math == MathMode::tf32x3 && config.tile.stages < warpgroup_tf32x3_stages) {
+    throw Error(CL_INVALID_OPERATION, "tilegemm: " + config.name() +
+                                          " keeps too few slices for tf32x3, whose slices take two buffers each (high "
+                                          "and low TF32 parts): it needs Stages of at least " +
+                                          std::to_string(warpgroup_tf32x3_stages) + ", or the tf32 mode.");
+  }
+  return math == MathMode::tf32 ? MmaKind::tf32 : MmaKind::tf32x3;
 }
 
 // The instructions a product of a tensor-core family uses here; throws tilegemm::Error, before anything is built,

@@ -1,5 +1,5 @@
 // kernels/core_tiles: the layout in which the warpgroup_mma family reads A and B (slices of tiles as wgmma takes them
-// from local memory), and the kernel that packs an operand into it, rounded to TF32.
+// from local memory), and the kernel that packs an operand into it, rounded to TF32 or split into two TF32 parts.
 #pragma once
 
 #include "../config/fixed_string.hpp"
@@ -10,28 +10,32 @@ namespace tilegemm::detail {
 // wgmma reads a K-major operand from local memory in core matrices of 8 rows (m of A, n of B) by 16 bytes (4 floats
 // of k), each 128 contiguous bytes. The packed copy of an operand is those bytes in the order the kernel copies them:
 // for each tile of tile_outer rows, for each slice of tile_inner (TSK) of k, the slice's rows in groups of 8, each
-// group its tile_inner / 4 core matrices one after the other. So a slice is one contiguous block of memory, and the
-// kernel copies it to local memory as it is, 16 bytes per copy, neighbouring work-items taking neighbouring bytes.
+// group its tile_inner / 4 core matrices one after the other; for tf32x3 each slice of the high TF32 parts is followed
+// by the same slice of the low parts. So a slice is one contiguous block of memory, and the kernel copies it to local
+// memory as it is, 16 bytes per copy, neighbouring work-items taking neighbouring bytes.
 inline constexpr int core_rows = 8;     // rows of a core matrix
 inline constexpr int core_columns = 4;  // floats of k in a core matrix's row (16 bytes)
 
 inline constexpr char core_tiles_source[] = R"CLC(
-// Element (o, i) of a tile's slices (o < tile_outer, i < tile_inner): see kernels/core_tiles.hpp.
-inline int core_tile_index(const int o, const int i, const int tile_outer, const int tile_inner, const int slices) {
+// Where element (o, i) of the operand lies in its core tiles (see kernels/core_tiles.hpp), in the first of the
+// `parts` images of its slice.
+inline int core_tile_index(const int o, const int i, const int tile_outer, const int tile_inner, const int slices,
+                           const int parts) {
   const int tile = o / tile_outer, row = o % tile_outer, slice = i / tile_inner, k = i % tile_inner;
-  return (tile * slices + slice) * tile_outer * tile_inner + row / CORE_ROWS * CORE_ROWS * tile_inner +
+  return (tile * slices + slice) * parts * tile_outer * tile_inner + row / CORE_ROWS * CORE_ROWS * tile_inner +
          k / CORE_COLUMNS * CORE_ROWS * CORE_COLUMNS + row % CORE_ROWS * CORE_COLUMNS + k % CORE_COLUMNS;
 }
 
-// Copies an outer x inner operand (m x k of A, n x k of B) into its core tiles, rounded to TF32 and zero outside the
-// operand, up to outer_padded x inner_padded (whole tiles), through a tile in local memory (read_operand_tile,
-// kernels/support.hpp) that keeps the reads coalesced. Each problem of a batch (launch dimension 2) is src_stride
+// Copies an outer x inner operand (m x k of A, n x k of B) into its core tiles up to outer_padded x inner_padded
+// (whole tiles), zero outside the operand: one part, rounded to TF32, or two (`parts`), the high TF32 part and the
+// low one (what is left, rounded to TF32). The reads go through a tile in local memory (read_operand_tile,
+// kernels/support.hpp) that keeps them coalesced. Each problem of a batch (launch dimension 2) is src_stride
 // elements past the one before in src and dst_stride in dst.
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
 void pack_core_tiles(const int outer, const int inner, const int outer_contiguous,
                      __global const float* restrict src, const int src_offset, const int ld,
                      const int outer_padded, const int inner_padded, const int tile_outer, const int tile_inner,
-                     __global float* restrict dst, const int src_stride, const int dst_stride) {
+                     const int parts, __global float* restrict dst, const int src_stride, const int dst_stride) {
   __local float tile[PACK_TILE][PACK_TILE + 1];  // tile[i - i0][o - o0]; the +1 avoids bank conflicts
   const int x = get_local_id(0);
   const int y = get_local_id(1);
@@ -50,7 +54,10 @@ void pack_core_tiles(const int outer, const int inner, const int outer_contiguou
 #endif
   const int o = o0 + row, i = i0 + column;
   if (o < outer_padded && i < inner_padded) {
-    dst[core_tile_index(o, i, tile_outer, tile_inner, inner_padded / tile_inner)] = to_tf32(tile[column][row]);
+    const int at = core_tile_index(o, i, tile_outer, tile_inner, inner_padded / tile_inner, parts);
+    const float value = tile[column][row], high = to_tf32(value);
+    dst[at] = high;
+    if (parts == 2) dst[at + tile_outer * tile_inner] = to_tf32(value - high);
   }
 }
 )CLC";

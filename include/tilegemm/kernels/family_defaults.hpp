@@ -24,8 +24,8 @@ struct FamilyDefaults {
   template <int Stages>
   static constexpr bool stages_hold() {
     static_assert(stages_fit(Stages),
-                  "TileConfig: only the tensor_cores family keeps several slices in flight; leave Stages at 1 for the "
-                  "others.");
+                  "TileConfig: only the tensor-core families (tensor_cores, warpgroup_mma) keep several slices in "
+                  "flight; leave Stages at 1 for the others.");
     return true;
   }
   static constexpr void defines(PreambleLines&, const TileShape&) {}

@@ -1,5 +1,5 @@
 // kernels/warpgroup_mma: the warpgroup_mma family, warpgroups of 4 warps multiplying 64 x 128 parts of C with wgmma
-// (inline PTX for sm_90a) on NVIDIA GPUs of compute capability 9.0, in TF32, from slices of A and B in local memory.
+// (inline PTX for sm_90a) on NVIDIA GPUs of compute capability 9.0, in TF32 or 3xTF32, from slices in local memory.
 #pragma once
 
 #include <cstddef>
@@ -28,20 +28,35 @@ inline constexpr char warpgroup_mma_source[] = R"CLC(
 // behind the comment marker SM90A_ONLY (kernels/sm90a_marker.hpp), which the program cache removes from the PTX the
 // compiler hands back before it builds that for sm_90a (runtime/sm90a_ptx.hpp).
 //
-// Slices pass through STAGES buffers of local memory: cp.async copies them AHEAD slices before they are multiplied,
+// tf32x3 multiplies operands split into high and low TF32 parts (kernels/core_tiles.hpp packs both): a slice of A or
+// B is then its high part and its low part, and takes two of the STAGES buffers.
+//
+// Slices pass through SLOTS buffers of local memory: cp.async copies them AHEAD slices before they are multiplied,
 // and each slice costs one barrier. wgmma runs asynchronously: each work-item lets the products of one slice run
 // while it goes on to the next (MMA_PENDING), so a buffer is copied into again only once every warpgroup has waited
 // for the products that read it (the barrier of the slice after).
-#define WARPGROUPS (TSM / 64)
 #define PARTS (TSN / 128)  // parts of 64 x 128 per warpgroup
-#define SLICE_A (TSM * TSK)
-#define SLICE_B (TSN * TSK)
+#if MMA == MMA_TF32X3
+#define SPLIT 2  // a slice of each operand is its high TF32 part, then its low one (kernels/core_tiles.hpp)
+#else
+#define SPLIT 1
+#endif
+#define PART_A_BYTES (4 * TSM * TSK)
+#define PART_B_BYTES (4 * TSN * TSK)
+#define SLICE_A (SPLIT * TSM * TSK)  // elements of a slice of A, of B
+#define SLICE_B (SPLIT * TSN * TSK)
 #define SLICE_BYTES (4 * (SLICE_A + SLICE_B))
+#define SLOTS (STAGES / SPLIT)            // slices in local memory at once
 #define PIECES ((SLICE_A + SLICE_B) / 4)  // 16-byte copies per slice
 #define CORE_BYTES (4 * CORE_ROWS * CORE_COLUMNS)
 #define ROW_GROUP_BYTES (TSK / CORE_COLUMNS * CORE_BYTES)  // 8 rows of a slice
 #define MMA_PENDING 1
-#define AHEAD (STAGES - 1 - MMA_PENDING)
+#define AHEAD (SLOTS - 1 - MMA_PENDING)
+#define LOW_PRODUCTS_UP_TO 128
+// tf32x3: slices whose products the tensor cores sum before they are added to acc in FP32. Their sums truncate, so
+// the longer the run the larger the error: 4 kept it within 1.6 times the IEEE kernels' on an H200 (8 reached 2.1),
+// and 2, 4, 8 and 16 ran at the same speed.
+#define SUMMED_SLICES 4
 #define TEXT_OF(x) #x
 #define TEXT(x) TEXT_OF(x)
 
@@ -74,15 +89,16 @@ inline void copy_slice(const uint to, __global const float* a, __global const fl
 #define ACCUMULATORS_64(d)                                                                                   \
   ACCUMULATORS_8(d, 0), ACCUMULATORS_8(d, 8), ACCUMULATORS_8(d, 16), ACCUMULATORS_8(d, 24), ACCUMULATORS_8(d, 32), \
       ACCUMULATORS_8(d, 40), ACCUMULATORS_8(d, 48), ACCUMULATORS_8(d, 56)
-// d += a * b on a part of 64 x 128, 8 deep, from TF32 operands in local memory (descriptors a and b).
-inline void wgmma_64x128(float d[64], const ulong a, const ulong b) {
+// d = a * b + (accumulate ? d : 0) on a part of 64 x 128, 8 deep, from TF32 operands in local memory (descriptors a
+// and b).
+inline void wgmma_64x128(float d[64], const ulong a, const ulong b, const int accumulate) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" SM90A_ONLY
       "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
       "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,"
       "%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1;\n}\n"
       : ACCUMULATORS_64(d)
-      : "l"(a), "l"(b), "r"(1));
+      : "l"(a), "l"(b), "r"(accumulate));
 }
 // The wgmma bookkeeping: before a slice's products (their accumulators were written by other instructions), after
 // them (one group per slice), and waiting until at most `pending` groups of this work-item are running.
@@ -92,16 +108,68 @@ inline void products_end() { asm volatile(SM90A_ONLY "wgmma.commit_group.sync.al
 // Makes the copies that landed in local memory visible to wgmma, which reads it through the async proxy.
 inline void copies_to_products() { asm volatile(SM90A_ONLY "fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
+// Waits until slice s has landed for everyone and every warpgroup's products of slice s - MMA_PENDING - 1 are done
+// (so that its buffer may be copied into again); the slice's address in local memory.
+inline uint slice_ready(const uint local_base, const int s) {
+  wait_for_copy_groups();
+  copies_to_products();
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return local_base + s % SLOTS * SLICE_BYTES;
+}
+// Once slice s's products are issued: starts copying slice s + AHEAD, then lets at most MMA_PENDING groups of
+// products of this work-item run.
+inline void slice_issued(const uint local_base, __global const float* a, __global const float* b, const int s,
+                         const int count, const int tid) {
+  if (s + AHEAD < count) copy_slice(local_base + (s + AHEAD) % SLOTS * SLICE_BYTES, a, b, s + AHEAD, tid);
+  end_copy_group();
+  WAIT_FOR_PRODUCTS(1);  // MMA_PENDING
+}
+
+// The products of the slice at `slice`, for this warpgroup's 64 rows: tf32, d += a * b; tf32x3, d += a * b of the
+// split operands (d = where from_zero), small terms first (and low x low where low_products), summed on the tensor
+// cores, whose additions truncate: the caller adds d to its FP32 accumulators every few slices (see tensor_cores).
+inline void slice_products(float d[PARTS][64], const uint slice, const int warpgroup, const bool low_products,
+                           const bool from_zero) {
+#pragma unroll
+  for (int k = 0; k < TSK; k += 8) {
+    const uint a = slice + 64 * warpgroup / CORE_ROWS * ROW_GROUP_BYTES + k / CORE_COLUMNS * CORE_BYTES;
+#pragma unroll
+    for (int p = 0; p < PARTS; ++p) {
+      const uint b = slice + SPLIT * PART_A_BYTES + 128 * p / CORE_ROWS * ROW_GROUP_BYTES + k / CORE_COLUMNS * CORE_BYTES;
+#if MMA == MMA_TF32X3
+      const ulong a_high = matrix_descriptor(a), a_low = matrix_descriptor(a + PART_A_BYTES);
+      const ulong b_high = matrix_descriptor(b), b_low = matrix_descriptor(b + PART_B_BYTES);
+      const bool first = from_zero && k == 0;
+      if (low_products) wgmma_64x128(d[p], a_low, b_low, !first);
+      wgmma_64x128(d[p], a_low, b_high, !first || low_products);
+      wgmma_64x128(d[p], a_high, b_low, 1);
+      wgmma_64x128(d[p], a_high, b_high, 1);
+#else
+      wgmma_64x128(d[p], matrix_descriptor(a), matrix_descriptor(b), 1);
+#endif
+    }
+  }
+}
+
+inline void add_parts(float acc[PARTS][64], float d[PARTS][64]) {
+#pragma unroll
+  for (int p = 0; p < PARTS; ++p)
+#pragma unroll
+    for (int v = 0; v < 64; ++v) acc[p][v] += d[p][v];
+}
+
 // C = alpha * A * B + beta * C, a TSM x TSN tile of it per work-group.
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
 void gemm_warpgroup_mma(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
-  __local float slices[LOCAL_ELEMENTS] __attribute__((aligned(128)));  // STAGES slices of A and B
+  __local float slices[LOCAL_ELEMENTS] __attribute__((aligned(128)));  // SLOTS slices of A and B
   const int tid = get_local_id(1) * THREADS_M + get_local_id(0);
   const int warpgroup = tid / 128;
   const int warp = tid % 128 / 32;
   const int g = tid % 32 / 4;
   const int t = tid % 4;
   const int count = K / TSK;
+  // tf32x3: in products at most LOW_PRODUCTS_UP_TO deep, low x low too (see tensor_cores).
+  const bool low_products = K <= LOW_PRODUCTS_UP_TO;
   __global const float* a = A + IN_BATCH(a_offset, a_stride) + get_group_id(0) * count * SLICE_A;
   __global const float* b = B + IN_BATCH(b_offset, b_stride) + get_group_id(1) * count * SLICE_B;
   const uint local_base = (uint)(ulong)slices;  // the 32-bit address in the shared window (see tensor_cores)
@@ -115,28 +183,33 @@ void gemm_warpgroup_mma(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
     if (s < count) copy_slice(local_base + s * SLICE_BYTES, a, b, s, tid);
     end_copy_group();
   }
-  for (int s = 0; s < count; ++s) {
-    // Slice s has landed for everyone, and every warpgroup's products of slice s - MMA_PENDING - 1 are done.
-    wait_for_copy_groups();
-    copies_to_products();
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint slice = local_base + s % STAGES * SLICE_BYTES;
-    products_begin();
-#pragma unroll
-    for (int k = 0; k < TSK; k += 8) {
-      const uint step = slice + k / CORE_COLUMNS * CORE_BYTES;
-#pragma unroll
-      for (int p = 0; p < PARTS; ++p) {
-        wgmma_64x128(acc[p], matrix_descriptor(step + 64 * warpgroup / CORE_ROWS * ROW_GROUP_BYTES),
-                     matrix_descriptor(step + 4 * SLICE_A + 128 * p / CORE_ROWS * ROW_GROUP_BYTES));
-      }
+#if MMA == MMA_TF32X3
+  // The products of SUMMED_SLICES slices are summed on the tensor cores into `part`, which is added to acc once they
+  // are done. (Two sets of sums, one added while the other's products run, made ptxas serialize the products.)
+  // In short products, whose sums err least, each slice's products are added on their own.
+  const int summed = low_products ? 1 : SUMMED_SLICES;
+  float part[PARTS][64];
+  for (int first = 0; first < count; first += summed) {
+    for (int s = first; s < min(first + summed, count); ++s) {
+      const uint slice = slice_ready(local_base, s);
+      products_begin();
+      slice_products(part, slice, warpgroup, low_products, s == first);
+      products_end();
+      slice_issued(local_base, a, b, s, count, tid);
     }
+    WAIT_FOR_PRODUCTS(0);
+    add_parts(acc, part);
+  }
+#else
+  for (int s = 0; s < count; ++s) {
+    const uint slice = slice_ready(local_base, s);
+    products_begin();
+    slice_products(acc, slice, warpgroup, false, false);
     products_end();
-    if (s + AHEAD < count) copy_slice(local_base + (s + AHEAD) % STAGES * SLICE_BYTES, a, b, s + AHEAD, tid);
-    end_copy_group();
-    WAIT_FOR_PRODUCTS(1);  // MMA_PENDING
+    slice_issued(local_base, a, b, s, count, tid);
   }
   WAIT_FOR_PRODUCTS(0);
+#endif
 
   C += IN_BATCH(c_offset, c_stride);
   const int row = get_group_id(0) * TSM + 64 * warpgroup + 16 * warp + g;
@@ -158,7 +231,6 @@ constexpr bool warpgroup_rows(const TileShape& t) { return t.tsm == 64 || t.tsm 
 constexpr bool warpgroup_columns(const TileShape& t) { return t.tsn == 128 || t.tsn == 256; }
 constexpr bool warpgroup_slices(const TileShape& t) { return t.tsk % 8 == 0; }
 constexpr bool warpgroup_layout(const TileShape& t) { return t.wptm == 2 && t.wptn == t.tsn / 4 && t.vw == 1; }
-constexpr bool warpgroup_copies(const TileShape& t) { return (t.tsm + t.tsn) * t.tsk / 4 % (2 * t.tsm) == 0; }
 constexpr bool warpgroup_stages(int stages) { return stages >= 3 && stages <= 8; }
 
 template <>
@@ -183,9 +255,6 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
     static_assert(warpgroup_layout(t),
                   "TileConfig: each work-item of a warpgroup_mma warpgroup holds 2 rows by TSN / 4 columns of C and "
                   "reads whole slices: WPTM must be 2, WPTN TSN / 4 and VW 1 (use the WarpgroupMma alias).");
-    static_assert(warpgroup_copies(t),
-                  "TileConfig: the warpgroup_mma work-items copy a slice in equal shares of 16 bytes: (TSM + TSN) * "
-                  "TSK / 4 must be a multiple of the 2 * TSM work-items.");
     return true;
   }
   static constexpr bool stages_fit(int stages) { return warpgroup_stages(stages); }
@@ -201,7 +270,6 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
     if (!warpgroup_columns(t)) return "the warpgroup_mma family needs TSN 128 or 256";
     if (!warpgroup_slices(t)) return "the warpgroup_mma family needs TSK a multiple of 8";
     if (!warpgroup_layout(t)) return "the warpgroup_mma family needs WPTM 2, WPTN TSN / 4 and VW 1";
-    if (!warpgroup_copies(t)) return "the warpgroup_mma family needs (TSM + TSN) * TSK / 4 a multiple of 2 * TSM";
     return warpgroup_stages(t.stages) ? nullptr : "the warpgroup_mma family keeps 3 to 8 slices (Stages)";
   }
   static constexpr std::size_t local_memory_elements(const TileShape& t) {
@@ -219,9 +287,10 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
 
 }  // namespace detail
 
-// wgmma on NVIDIA GPUs of compute capability 9.0 (H100, H200), in TF32 (MathMode::tf32): TSM x TSN tiles of C per
-// work-group (TSM 64 or 128, one warpgroup per 64 rows; TSN 128 or 256), slices TSK deep (a multiple of 8), Stages
-// slices in local memory at once. Operands are packed first into the layout wgmma reads (kernels/core_tiles.hpp).
+// wgmma on NVIDIA GPUs of compute capability 9.0 (H100, H200), float in MathMode::tf32, or tf32x3 with Stages of at
+// least 6 (its slices take two buffers each): TSM x TSN tiles of C per work-group (TSM 64 or 128, one warpgroup per
+// 64 rows; TSN 128 or 256), slices TSK deep (a multiple of 8), Stages buffers of slices in local memory. Operands are
+// packed first into the layout wgmma reads (kernels/core_tiles.hpp).
 template <int TSM, int TSN, int TSK, int Stages>
 using WarpgroupMma = TileConfig<TSM, TSN, TSK, 2, TSN / 4, 1, Family::warpgroup_mma, Stages>;
 
