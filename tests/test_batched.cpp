@@ -318,6 +318,10 @@ TEST_CASE("batches of large products on tensor cores: the whole batch's tiles in
   CHECK(!tensor(plan_default(batch_shape(32, 32, 32, 10000), hopper, 8)));
   CHECK(!tensor(plan_default(batch_shape(1025, 1025, 512, 6), hopper, 4)));
   CHECK(tensor(plan_default(batch_shape(1025, 1025, 512, 6), hopper, 4, tilegemm::MathMode::tf32x3)));
+  // Batches stay on mma.sync where single products of their size take wgmma (compute capability 9.0).
+  CHECK(tensor(plan_default(batch_shape(2048, 2048, 512, 2), hopper, 4, tilegemm::MathMode::tf32)));
+  CHECK(plan_default(batch_shape(2048, 2048, 512, 1), hopper, 4, tilegemm::MathMode::tf32).config.family ==
+        tilegemm::Family::warpgroup_mma);
 }
 
 TEST_CASE("a batch of more problems than 65535 is still one launch", "[unit][batched][plan]") {
