@@ -189,20 +189,18 @@ inline void odd_sizes_whole(Plan& plan, const GemmShape& s, const DeviceLimits& 
 }
 
 // Float products in the tf32 and tf32x3 modes on wgmma (kernels/warpgroup_mma.hpp), where the device has it and C
-// has a 128 x 128 tile for every compute unit (smaller ones keep mma.sync's plans, and so do batches: the family's
-// batched launch has not run on a GPU yet), whole C in one launch (the packed
-// copies are padded). Measured on an H200 (2026-11-27, benchmarks/h200-wgmma.csv, whole calls against mma.sync's
-// defaults): tf32 161 against about 133 TFLOP/s at 4096; tf32x3 in 64 x 128 tiles (one warpgroup, three work-groups per
-// compute unit: its sums take 154 registers) 68.0 against 60.9 at 8192, 56.2 against 56.5 at 4096 and 56.2 against 39.3
-// at 3000.
+// has a 128 x 128 tile for every compute unit, whole C in one launch (the packed copies are padded). Smaller products
+// keep mma.sync's plans, and so do batches (the family's batched launch has not run on a GPU yet). Measured on an
+// H200 (2026-11-27, benchmarks/h200-wgmma*.csv, whole calls, against mma.sync's choices): tf32 160 against about 133
+// TFLOP/s at 4096; tf32x3 in 64 x 128 tiles (one warpgroup, three work-groups per compute unit: its sums take 154
+// registers) 68.3 against 60.9 at 8192, 56.4 against 56.5 at 4096 and 56.4 against 39.3 at 3000.
 inline constexpr KernelDescription warpgroup_tf32 = describe<WarpgroupMma<128, 128, 8, 6>>;
 inline constexpr KernelDescription warpgroup_tf32x3 = describe<WarpgroupMma<64, 128, 8, 6>>;
 inline bool plan_warpgroup_mma(Plan& plan, const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
                                MathMode math) {
   const KernelDescription& config = math == MathMode::tf32x3 ? warpgroup_tf32x3 : warpgroup_tf32;
   const TileShape& t = warpgroup_tf32.tile;  // a 128 x 128 tile per compute unit in either mode
-  const long long tiles =
-      static_cast<long long>((s.m + t.tsm - 1) / t.tsm) * ((s.n + t.tsn - 1) / t.tsn) * std::max(s.batch, 1);
+  const long long tiles = static_cast<long long>((s.m + t.tsm - 1) / t.tsm) * ((s.n + t.tsn - 1) / t.tsn);
   if (scalar_size == sizeof(double) || math == MathMode::ieee || !has_warpgroup_mma(device) || s.batch > 1 ||
       tiles < static_cast<long long>(device.compute_units) ||
       !work_group_fits(device, config.threads_m, config.threads_n, config.local_memory_elements * scalar_size)) {

@@ -135,7 +135,8 @@ inline void slice_products(float d[PARTS][64], const uint slice, const int warpg
     const uint a = slice + 64 * warpgroup / CORE_ROWS * ROW_GROUP_BYTES + k / CORE_COLUMNS * CORE_BYTES;
 #pragma unroll
     for (int p = 0; p < PARTS; ++p) {
-      const uint b = slice + SPLIT * PART_A_BYTES + 128 * p / CORE_ROWS * ROW_GROUP_BYTES + k / CORE_COLUMNS * CORE_BYTES;
+      const uint b =
+          slice + SPLIT * PART_A_BYTES + 128 * p / CORE_ROWS * ROW_GROUP_BYTES + k / CORE_COLUMNS * CORE_BYTES;
 #if MMA == MMA_TF32X3
       const ulong a_high = matrix_descriptor(a), a_low = matrix_descriptor(a + PART_A_BYTES);
       const ulong b_high = matrix_descriptor(b), b_low = matrix_descriptor(b + PART_B_BYTES);
