@@ -36,9 +36,9 @@ inline std::string compute_capability_words(const DeviceLimits& device) {
                                        : " is not one (it has no cl_nv_device_attribute_query)";
 }
 
-// The slices a warpgroup_mma configuration keeps in local memory in tf32x3 (two buffers each: high and low parts) for
-// its pipeline: one multiplied, one whose products may still run, one copied (kernels/warpgroup_mma.hpp).
-inline constexpr int warpgroup_tf32x3_stages = 6;
+// The buffers a warpgroup_mma configuration needs in tf32x3, whose slices take two each (high and low parts), for its
+// pipeline: one slice multiplied, one whose products may still run, one copied (kernels/warpgroup_mma.hpp).
+inline constexpr int warpgroup_tf32x3_stages = 2 * warpgroup_pipeline_slices;
 
 // The warpgroup_mma family's check: wgmma, float in tf32 or tf32x3; throws tilegemm::Error before anything is built.
 inline MmaKind require_warpgroup_mma(const KernelDescription& config, const DeviceLimits& device,

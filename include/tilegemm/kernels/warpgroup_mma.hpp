@@ -50,7 +50,6 @@ inline constexpr char warpgroup_mma_source[] = R"CLC(
 #define PIECES ((SLICE_A + SLICE_B) / 4)  // 16-byte copies per slice
 #define CORE_BYTES (4 * CORE_ROWS * CORE_COLUMNS)
 #define ROW_GROUP_BYTES (TSK / CORE_COLUMNS * CORE_BYTES)  // 8 rows of a slice
-#define MMA_PENDING 1
 #define AHEAD (SLOTS - 1 - MMA_PENDING)
 #define LOW_PRODUCTS_UP_TO 128
 // tf32x3: slices whose products the tensor cores sum before they are added to acc in FP32. Their sums truncate, so
@@ -104,7 +103,8 @@ inline void wgmma_64x128(float d[64], const ulong a, const ulong b, const int ac
 // them (one group per slice), and waiting until at most `pending` groups of this work-item are running.
 inline void products_begin() { asm volatile(SM90A_ONLY "wgmma.fence.sync.aligned;\n" ::: "memory"); }
 inline void products_end() { asm volatile(SM90A_ONLY "wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-#define WAIT_FOR_PRODUCTS(pending) asm volatile(SM90A_ONLY "wgmma.wait_group.sync.aligned " #pending ";\n" ::: "memory")
+#define WAIT_FOR_PRODUCTS(pending) \
+  asm volatile(SM90A_ONLY "wgmma.wait_group.sync.aligned " TEXT(pending) ";\n" ::: "memory")
 // Makes the copies that landed in local memory visible to wgmma, which reads it through the async proxy.
 inline void copies_to_products() { asm volatile(SM90A_ONLY "fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
@@ -122,7 +122,7 @@ inline void slice_issued(const uint local_base, __global const float* a, __globa
                          const int count, const int tid) {
   if (s + AHEAD < count) copy_slice(local_base + (s + AHEAD) % SLOTS * SLICE_BYTES, a, b, s + AHEAD, tid);
   end_copy_group();
-  WAIT_FOR_PRODUCTS(1);  // MMA_PENDING
+  WAIT_FOR_PRODUCTS(MMA_PENDING);
 }
 
 // The products of the slice at `slice`, for this warpgroup's 64 rows: tf32, d += a * b; tf32x3, d += a * b of the
@@ -227,12 +227,17 @@ void gemm_warpgroup_mma(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
 }
 )CLC";
 
+// Groups of a work-item's products that run while it goes on to the next slice (MMA_PENDING in the kernel text): with
+// the slice being multiplied and the one being copied, the slices the pipeline keeps in local memory.
+inline constexpr int warpgroup_pending_products = 1;
+inline constexpr int warpgroup_pipeline_slices = warpgroup_pending_products + 2;
+
 // The rules of the warpgroup_mma family (see rules_hold below for their reasons), as predicates on plain values.
 constexpr bool warpgroup_rows(const TileShape& t) { return t.tsm == 64 || t.tsm == 128; }
 constexpr bool warpgroup_columns(const TileShape& t) { return t.tsn == 128 || t.tsn == 256; }
 constexpr bool warpgroup_slices(const TileShape& t) { return t.tsk % 8 == 0; }
 constexpr bool warpgroup_layout(const TileShape& t) { return t.wptm == 2 && t.wptn == t.tsn / 4 && t.vw == 1; }
-constexpr bool warpgroup_stages(int stages) { return stages >= 3 && stages <= 8; }
+constexpr bool warpgroup_stages(int stages) { return stages >= warpgroup_pipeline_slices && stages <= 8; }
 
 template <>
 struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
@@ -281,6 +286,7 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
     lines.define("LOCAL_ELEMENTS", static_cast<long long>(local_memory_elements(t)));
     lines.define("CORE_ROWS", core_rows);
     lines.define("CORE_COLUMNS", core_columns);
+    lines.define("MMA_PENDING", warpgroup_pending_products);
   }
   static constexpr TextPiece helpers = piece(sm90a_marker_text.view());
   static constexpr EntryPoint product = {"gemm_warpgroup_mma", piece(warpgroup_mma_source)};
