@@ -61,14 +61,14 @@ void check_pack(const CallContext& call, const PackCase& c) {
   std::vector<float> packed(static_cast<std::size_t>(copy) * c.batch + 64, tilegemm_test::poison<float>());
   cl::Buffer src(call.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(float) * source.size(), source.data());
   cl::Buffer dst(call.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(float) * packed.size(), packed.data());
-  const int tile = support_tile_for(call.limits);
-  tilegemm::KernelLease kernel = make_kernel(call, core_tiles_program(tile), tile * tile);
+  const int block = core_block, items = core_block / core_columns;
+  tilegemm::KernelLease kernel = make_kernel(call, core_tiles_program(), block * items);
   set_args(kernel, c.outer, c.inner, static_cast<int>(c.outer_contiguous), src, offset, ld, outer_padded, inner_padded,
            c.tile_outer, c.tile_inner, c.parts, dst, stride, copy);
-  const cl::Event done =
-      enqueue(call.queue, kernel,
-              cl::NDRange((outer_padded + tile - 1) / tile * tile, (inner_padded + tile - 1) / tile * tile, c.batch),
-              cl::NDRange(tile, tile, 1), {});
+  const cl::Event done = enqueue(
+      call.queue, kernel,
+      cl::NDRange((outer_padded + block - 1) / block * block, (inner_padded + block - 1) / block * items, c.batch),
+      cl::NDRange(block, items, 1), {});
   done.wait();
   call.queue.enqueueReadBuffer(dst, CL_TRUE, 0, sizeof(float) * packed.size(), packed.data());
   int wrong = 0;
@@ -104,6 +104,7 @@ TEST_CASE("the core tiles hold each element of an operand where wgmma reads it, 
   check_pack(call, {64, 16, 64, 16, true, 2, 1});
   check_pack(call, {257, 33, 256, 8, false, 3, 2});
   check_pack(call, {1, 1, 128, 8, true, 1, 2});
+  check_pack(call, {200, 100, 128, 16, false, 2, 2});  // blocks of the pack kernel cut by both edges
 }
 
 TEST_CASE("the PTX of sm_90 is retargeted to sm_90a with its marked instructions uncommented", "[unit][core_tiles]") {

@@ -137,7 +137,7 @@ TEST_CASE("the helper kernels take the arguments the executor sets", "[contracts
   check_arguments_of(
       make_kernel(call, support_program(false, pack_tile, scale_kernel_name), pack_tile * pack_tile).get(),
       {"M", "N", "beta", "C", "c_offset", "ldc", "c_stride"});
-  check_arguments_of(make_kernel(call, core_tiles_program(pack_tile), pack_tile * pack_tile).get(),
+  check_arguments_of(make_kernel(call, core_tiles_program(), core_block * core_block / core_columns).get(),
                      {"outer", "inner", "outer_contiguous", "src", "src_offset", "ld", "outer_padded", "inner_padded",
                       "tile_outer", "tile_inner", "parts", "dst", "src_stride", "dst_stride"});
 }

@@ -182,8 +182,8 @@ TEST_CASE("a warpgroup_mma program marks its sm_90a instructions and asks to be 
   CHECK(contains(all, "#define SM90A_ONLY \"// sm_90a only: \"\n"));
   CHECK(contains(all, "SM90A_ONLY\n      \"wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"));
   // The pack kernel's program states the same core matrices.
-  const std::string pack = joined(tilegemm::detail::core_tiles_program(16));
-  CHECK(contains(pack, "#define CORE_ROWS 8\n#define CORE_COLUMNS 4\n"));
+  const std::string pack = joined(tilegemm::detail::core_tiles_program());
+  CHECK(contains(pack, "#define CORE_ROWS 8\n#define CORE_COLUMNS 4\n#define CORE_BLOCK 32\n"));
   CHECK(contains(pack, "void pack_core_tiles("));
   CHECK(contains(pack, "inline float to_tf32("));
 }

@@ -38,8 +38,8 @@ struct KernelOperand {
 };
 
 // The operand the plan says: the caller's, or packed copies (one per problem of a batch of `batch`, in one buffer)
-// enqueued after `wait` (their event appended to `events`) by one launch of the pack kernel in tile x tile
-// work-groups.
+// enqueued after `wait` (their event appended to `events`) by one launch of the pack kernel (support_tile `tile` for
+// pack_operand).
 inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& plan, const cl::Buffer& source,
                                     const Storage& storage, std::size_t scalar_size, int tile, int batch,
                                     const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
@@ -55,10 +55,13 @@ inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& 
       call, scalar_size * static_cast<std::size_t>(copy_elements(plan)) * static_cast<std::size_t>(batch));
   operand.buffer = operand.copy->buffer();
   const bool core_tiles = plan.tile_outer > 0;  // kernels/core_tiles.hpp
+  // The work-groups: tile x tile work-items of an element each, or for core tiles core_block x core_block elements
+  // with 4 of k (core_columns) per work-item.
+  const std::size_t block = core_tiles ? core_block : static_cast<std::size_t>(tile);
+  const std::size_t per_item = core_tiles ? core_columns : 1;
   KernelLease kernel = make_kernel(
-      call,
-      core_tiles ? core_tiles_program(tile) : support_program(scalar_size == sizeof(double), tile, pack_kernel_name),
-      tile * tile);
+      call, core_tiles ? core_tiles_program() : support_program(scalar_size == sizeof(double), tile, pack_kernel_name),
+      block * block / per_item);
   const cl_uint next = set_args(kernel, plan.outer, plan.inner, static_cast<int>(plan.outer_contiguous), source,
                                 storage.offset, storage.ld, plan.outer_padded, plan.inner_padded);
   if (core_tiles) {
@@ -68,9 +71,9 @@ inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& 
     set_args_from(kernel, next, operand.buffer, storage.stride, copy_elements(plan));
   }
   events.push_back(enqueue(call.queue, kernel,
-                           batch_range(round_up(plan.outer_padded, tile), round_up(plan.inner_padded, tile),
-                                       static_cast<std::size_t>(batch)),
-                           batch_range(tile, tile, 1), wait));
+                           batch_range(round_up(plan.outer_padded, block),
+                                       round_up(plan.inner_padded, block) / per_item, static_cast<std::size_t>(batch)),
+                           batch_range(block, block / per_item, 1), wait));
   return operand;
 }
 

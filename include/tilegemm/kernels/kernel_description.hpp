@@ -87,10 +87,11 @@ inline ProgramText remainder_program(bool is_double, bool trans_a, bool trans_b)
                                              strip_code, remainder_entry.source});
 }
 
-// The program of the pack kernel of the core tiles (kernels/core_tiles.hpp), float only, tile x tile work-groups.
-inline ProgramText core_tiles_program(int tile) {
-  return program_text(core_tiles_kernel_name, {scalar_piece(false, 1), support_defines(tile), core_defines, common,
-                                               operand_tile, tf32_rounding, core_tiles_code});
+// The program of the pack kernel of the core tiles (kernels/core_tiles.hpp), float only, work-groups of core_block x
+// (core_block / core_columns).
+inline ProgramText core_tiles_program() {
+  return program_text(core_tiles_kernel_name,
+                      {scalar_piece(false, 1), core_defines, common, tf32_rounding, core_tiles_code});
 }
 
 // The support program (kernels/support.hpp) with tile x tile work-groups; kernel_name picks one of its kernels.
