@@ -422,19 +422,21 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
   CHECK(picked(plan_default(shape(4096, 4096, 4096), a100, 4, MathMode::tf32), tensor_tf32_large));
   CHECK(picked(plan_default(shape(512, 512, 512), hopper, 4, MathMode::tf32), tensor_float_small));
   // Just past a multiple of the small tiles, where 96 x 96 tiles cover all of C in one round (11 x 11 of them on
-  // 132 compute units): those, whole, without strips; at the multiple itself the small tiles.
+  // 132 compute units): those, whole, without strips; at the multiple itself the small tiles. (Float on 8.0: on 9.0
+  // wgmma's whole C takes these sizes.)
   for (const auto& [scalar_size, math, odd, small] :
        {std::tuple{8, MathMode::ieee, tensor_double_odd, tensor_double_small},
         std::tuple{4, MathMode::tf32x3, tensor_float_odd, tensor_float_small},
         std::tuple{4, MathMode::tf32, tensor_float_odd, tensor_float_small}}) {
-    const Plan odd_plan = plan_default(shape(1025, 1025, 1025), hopper, scalar_size, math);
+    const DeviceLimits& device = scalar_size == 4 ? a100 : hopper;
+    const Plan odd_plan = plan_default(shape(1025, 1025, 1025), device, scalar_size, math);
     CHECK(picked(odd_plan, odd));
     CHECK(odd_plan.strips == StripWork::none);
     CHECK(odd_plan.corner_m == 1025);
     CHECK(odd_plan.global[0] / odd_plan.local[0] == 11);
-    CHECK(picked(plan_default(shape(1024, 1024, 1024), hopper, scalar_size, math), small));
-    // More 96 x 96 tiles than compute units: the corner and its strips (in float on 9.0, wgmma's whole C).
-    const Plan corner = plan_default(shape(2049, 1025, 1025), scalar_size == 4 ? a100 : hopper, scalar_size, math);
+    CHECK(picked(plan_default(shape(1024, 1024, 1024), device, scalar_size, math), small));
+    // More 96 x 96 tiles than compute units: the corner and its strips.
+    const Plan corner = plan_default(shape(2049, 1025, 1025), device, scalar_size, math);
     CHECK(!picked(corner, odd));
     CHECK(corner.strips == StripWork::remainder_kernel);
   }
@@ -447,38 +449,48 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
 }
 
 TEST_CASE(
-    "the default plan takes wgmma for tf32 and tf32x3 on compute capability 9.0 where C has a tile per compute unit",
+    "the default plan takes wgmma for tf32 and tf32x3 on compute capability 9.0 where C has a 64 x 128 tile for half "
+    "the compute units",
     "[unit][plan][tensor_cores]") {
   using tilegemm::MathMode;
   const DeviceLimits hopper = h200_with_tensor_cores();
   const auto warpgroup = [](const Plan& plan) { return plan.config.family == tilegemm::Family::warpgroup_mma; };
   const Plan plan = plan_default(shape(4097, 4096, 3000), hopper, 4, MathMode::tf32);
   REQUIRE(warpgroup(plan));
-  CHECK(plan.config.name() == "warpgroup_mma 128x128x8 2x32 s6");
+  CHECK(plan.config.name() == "warpgroup_mma 64x128x16 2x32 s4");
   CHECK(plan.variant.mma == MmaKind::tf32);
-  // All of C in one launch, both operands packed into core tiles of 128 x 8, K padded to whole slices.
+  // All of C in one launch, A packed into core tiles of 64 x 16 and B of 128 x 16, K padded to whole slices.
   CHECK(plan.strips == StripWork::none);
   CHECK(plan.corner_m == 4097);
-  CHECK(plan.global[0] == 33 * 64);
+  CHECK(plan.global[0] == 65 * 32);
   CHECK(plan.global[1] == 32 * 4);
-  CHECK(plan.depth == 3000);
+  CHECK(plan.depth == 3008);  // 188 slices of 16
   for (const OperandPlan* operand : {&plan.a, &plan.b}) {
     CHECK(operand->packed);
-    CHECK(operand->tile_outer == 128);
-    CHECK(operand->tile_inner == 8);
+    CHECK(operand->tile_inner == 16);
     CHECK(operand->offset == 0);
   }
-  CHECK(plan.a.outer_padded == 33 * 128);
+  CHECK(plan.a.tile_outer == 64);
+  CHECK(plan.b.tile_outer == 128);
+  CHECK(plan.a.outer_padded == 65 * 64);
   CHECK(plan.b.outer_padded == 32 * 128);
-  // Not below a tile per compute unit (132 on the H200), nor in ieee, in double, or on other compute capabilities
-  // (8.0 lacks wgmma; 10.0's PTX has no sm_90a instructions).
-  CHECK(!warpgroup(plan_default(shape(1024, 1024, 1024), hopper, 4, MathMode::tf32)));
-  CHECK(!warpgroup(plan_default(shape(1025, 1025, 1025), hopper, 4, MathMode::tf32x3)));
+  // 64 x 256 tiles where C has 16 of them per compute unit (2112 on the H200: 8192^2 has 4096, 5120^2 1600).
+  CHECK(plan_default(shape(8192, 8192, 8192), hopper, 4, MathMode::tf32).config.name() ==
+        "warpgroup_mma 64x256x8 2x64 s4");
+  CHECK(plan_default(shape(5120, 5120, 5120), hopper, 4, MathMode::tf32).config.name() ==
+        "warpgroup_mma 64x128x16 2x32 s4");
+  // Not below a 64 x 128 tile for half the compute units (66 of the H200's 132: 768^2 has 72, 640^2 50), nor in
+  // ieee, in double, or on other compute capabilities (8.0 lacks wgmma; 10.0's PTX has no sm_90a instructions).
+  CHECK(warpgroup(plan_default(shape(1025, 1025, 1025), hopper, 4, MathMode::tf32x3)));
+  CHECK(warpgroup(plan_default(shape(768, 768, 768), hopper, 4, MathMode::tf32)));
+  CHECK(warpgroup(plan_default(shape(768, 768, 768), hopper, 4, MathMode::tf32x3)));
+  CHECK(!warpgroup(plan_default(shape(640, 640, 640), hopper, 4, MathMode::tf32)));
+  CHECK(!warpgroup(plan_default(shape(640, 640, 640), hopper, 4, MathMode::tf32x3)));
   CHECK(warpgroup(plan_default(shape(1536, 1536, 256), hopper, 4, MathMode::tf32)));
-  // tf32x3: one warpgroup per work-group, 64 x 128 tiles, two TF32 parts of each operand.
+  // tf32x3: 64 x 128 tiles in 8 buffers (4 slices of two TF32 parts of each operand).
   const Plan split = plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32x3);
   REQUIRE(warpgroup(split));
-  CHECK(split.config.name() == "warpgroup_mma 64x128x8 2x32 s6");
+  CHECK(split.config.name() == "warpgroup_mma 64x128x8 2x32 s8");
   CHECK(split.variant.mma == MmaKind::tf32x3);
   CHECK(split.a.parts == 2);
   CHECK(!warpgroup(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::ieee)));

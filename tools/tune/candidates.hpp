@@ -54,7 +54,7 @@ inline constexpr std::array<Candidate, prefetch_count> prefetch_candidates = [] 
 // The other families: split-K for long K, the packed families (register blocking with vector loads, wide types) and
 // the caller-layout ones for processors and small devices, and the tensor cores where the device and the math mode
 // allow them (double; float in tf32x3 or tf32).
-inline constexpr std::array<Candidate, 46> other_candidates = {{
+inline constexpr std::array<Candidate, 47> other_candidates = {{
     {Family::split_k, {64, 64, 16, 4, 4, 4, 1}},
     {Family::split_k, {64, 64, 32, 4, 4, 4, 1}},
     {Family::split_k, {32, 32, 16, 2, 2, 2, 1}},
@@ -97,10 +97,11 @@ inline constexpr std::array<Candidate, 46> other_candidates = {{
     {Family::tensor_cores, {128, 128, 8, 8, 16, 4, 5}},   // <128, 128, 8, 64, 64, 5>
     {Family::tensor_cores, {96, 96, 16, 6, 12, 4, 3}},    // <96, 96, 16, 48, 48, 3>: sizes just past the tiles
     {Family::tensor_cores, {96, 96, 4, 6, 6, 4, 4}},      // <96, 96, 4, 48, 24, 4>
-    {Family::warpgroup_mma, {128, 128, 8, 2, 32, 1, 6}},  // WarpgroupMma<128, 128, 8, 6>: tf32's default on 9.0
-    {Family::warpgroup_mma, {64, 128, 8, 2, 32, 1, 6}},   // <64, 128, 8, 6>: tf32x3's
-    {Family::warpgroup_mma, {128, 128, 8, 2, 32, 1, 4}},  // <128, 128, 8, 4>
-    {Family::warpgroup_mma, {64, 128, 16, 2, 32, 1, 3}},  // <64, 128, 16, 3>
+    {Family::warpgroup_mma, {64, 128, 16, 2, 32, 1, 4}},  // WarpgroupMma<64, 128, 16, 4>: tf32's default on 9.0
+    {Family::warpgroup_mma, {64, 256, 8, 2, 64, 1, 4}},   // <64, 256, 8, 4>: tf32's for large C
+    {Family::warpgroup_mma, {64, 128, 8, 2, 32, 1, 8}},   // <64, 128, 8, 8>: tf32x3's
+    {Family::warpgroup_mma, {64, 128, 8, 2, 32, 1, 6}},   // <64, 128, 8, 6>
+    {Family::warpgroup_mma, {128, 128, 8, 2, 32, 1, 6}},  // <128, 128, 8, 6>: two warpgroups
 }};
 
 constexpr bool all_valid() {

@@ -103,6 +103,11 @@ inline std::size_t fallback_for(const DeviceLimits& device, std::size_t scalar_s
   return single_item;
 }
 
+// The tiles of C in t's shape.
+inline long long tiles_of(const GemmShape& s, const TileShape& t) {
+  return static_cast<long long>((s.m + t.tsm - 1) / t.tsm) * ((s.n + t.tsn - 1) / t.tsn);
+}
+
 // Rows and columns of C that may be left outside the tiled corner for the strip code.
 inline constexpr int thin_remainder = 16;
 
@@ -175,9 +180,7 @@ inline void odd_sizes_whole(Plan& plan, const GemmShape& s, const DeviceLimits& 
                             MathMode math) {
   const KernelDescription& odd =
       tensor_candidates[scalar_size == sizeof(double) ? tensor_double_odd : tensor_float_odd];
-  const long long tiles =
-      static_cast<long long>((s.m + odd.tile.tsm - 1) / odd.tile.tsm) * ((s.n + odd.tile.tsn - 1) / odd.tile.tsn);
-  if (tiles > static_cast<long long>(device.compute_units) ||
+  if (tiles_of(s, odd.tile) > static_cast<long long>(device.compute_units) ||
       !work_group_fits(device, odd.threads_m, odd.threads_n, odd.local_memory_elements * scalar_size)) {
     return;
   }
@@ -189,20 +192,28 @@ inline void odd_sizes_whole(Plan& plan, const GemmShape& s, const DeviceLimits& 
 }
 
 // Float products in the tf32 and tf32x3 modes on wgmma (kernels/warpgroup_mma.hpp), where the device has it and C
-// has a 128 x 128 tile for every compute unit, whole C in one launch (the packed copies are padded). Smaller products
-// keep mma.sync's plans, and so do batches (the family's batched launch has not run on a GPU yet). Measured on an
-// H200 (2026-11-27, benchmarks/h200-wgmma*.csv, whole calls, against mma.sync's choices): tf32 160 against about 133
-// TFLOP/s at 4096; tf32x3 in 64 x 128 tiles (one warpgroup, three work-groups per compute unit: its sums take 154
-// registers) 68.3 against 60.9 at 8192, 56.4 against 56.5 at 4096 and 56.4 against 39.3 at 3000.
-inline constexpr KernelDescription warpgroup_tf32 = describe<WarpgroupMma<128, 128, 8, 6>>;
-inline constexpr KernelDescription warpgroup_tf32x3 = describe<WarpgroupMma<64, 128, 8, 6>>;
+// has a 64 x 128 tile for at least half the compute units, whole C in one launch (the packed copies are padded).
+// Smaller products keep mma.sync's plans, and so do batches (the family's batched launch has not run on a GPU yet).
+// Measured on an H200 (2026-11-27, benchmarks/h200-wgmma.csv, whole calls, TFLOP/s): one warpgroup per work-group and
+// several work-groups per compute unit ran fastest, and what counts most is how many slices are copied ahead (AHEAD
+// in the kernel). tf32x3: 64 x 128 tiles in 8 buffers (4 slices of high and low parts, 2 ahead) 84.0 and 80.4 at
+// 4096 and 8192, against 59.7 and 70.6 with 6 (1 ahead). tf32: 64 x 128 tiles 16 deep in 4 buffers, 220 at 4096 and
+// 176 at 3000 (64 x 256 tiles: 205, 159); 64 x 256 tiles 8 deep in 4 buffers where C has 16 of those per compute
+// unit, 231 at 8192 and 240 at 6144 (64 x 128: 200, 203). At 768^2 (72 tiles on 132 compute units) wgmma still beat
+// mma.sync: 21.5 against 18.1 in tf32x3, 30.6 against 28.6 in tf32.
+inline constexpr KernelDescription warpgroup_tf32 = describe<WarpgroupMma<64, 128, 16, 4>>;
+inline constexpr KernelDescription warpgroup_tf32_large = describe<WarpgroupMma<64, 256, 8, 4>>;
+inline constexpr KernelDescription warpgroup_tf32x3 = describe<WarpgroupMma<64, 128, 8, 8>>;
+inline constexpr int warpgroup_large_tiles_per_unit = 16;
 inline bool plan_warpgroup_mma(Plan& plan, const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
                                MathMode math) {
-  const KernelDescription& config = math == MathMode::tf32x3 ? warpgroup_tf32x3 : warpgroup_tf32;
-  const TileShape& t = warpgroup_tf32.tile;  // a 128 x 128 tile per compute unit in either mode
-  const long long tiles = static_cast<long long>((s.m + t.tsm - 1) / t.tsm) * ((s.n + t.tsn - 1) / t.tsn);
+  const long long units = static_cast<long long>(device.compute_units);
+  const KernelDescription& config = math == MathMode::tf32x3 ? warpgroup_tf32x3
+                                    : tiles_of(s, warpgroup_tf32_large.tile) >= warpgroup_large_tiles_per_unit * units
+                                        ? warpgroup_tf32_large
+                                        : warpgroup_tf32;
   if (scalar_size == sizeof(double) || math == MathMode::ieee || !has_warpgroup_mma(device) || s.batch > 1 ||
-      tiles < static_cast<long long>(device.compute_units) ||
+      2 * tiles_of(s, warpgroup_tf32x3.tile) < units ||
       !work_group_fits(device, config.threads_m, config.threads_n, config.local_memory_elements * scalar_size)) {
     return false;
   }
@@ -229,8 +240,7 @@ inline bool plan_tensor_cores(Plan& plan, const GemmShape& s, const DeviceLimits
                                                      : tensor_float_large;
   const std::size_t small = is_double ? tensor_double_small : tensor_float_small;
   const TileShape& t = tensor_candidates[large].tile;
-  const long long large_tiles = static_cast<long long>((s.m + t.tsm - 1) / t.tsm) * ((s.n + t.tsn - 1) / t.tsn) *
-                                std::max(s.batch, 1);  // a batch's tiles are all in one launch
+  const long long large_tiles = tiles_of(s, t) * std::max(s.batch, 1);  // a batch's tiles are all in one launch
   for (std::size_t choice : {large_tiles >= static_cast<long long>(device.compute_units) ? large : small, small}) {
     const KernelDescription& config = tensor_candidates[choice];
     if (!work_group_fits(device, config.threads_m, config.threads_n, config.local_memory_elements * scalar_size)) {
