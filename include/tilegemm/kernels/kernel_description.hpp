@@ -96,8 +96,7 @@ inline ProgramText core_tiles_program() {
 
 // The support program (kernels/support.hpp) with tile x tile work-groups; kernel_name picks one of its kernels.
 inline ProgramText support_program(bool is_double, int tile, const char* kernel_name) {
-  return program_text(kernel_name,
-                      {scalar_piece(is_double, 1), support_defines(tile), common, operand_tile, support_code});
+  return program_text(kernel_name, {scalar_piece(is_double, 1), support_defines(tile), common, support_code});
 }
 
 }  // namespace tilegemm::detail

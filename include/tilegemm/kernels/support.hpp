@@ -27,7 +27,7 @@ inline TextPiece support_defines(int tile) {
   return pieces.back();
 }
 
-inline constexpr char operand_tile_source[] = R"CLC(
+inline constexpr char support_source[] = R"CLC(
 // tile[i - i0][o - o0] = the operand's element (o, i) for the PACK_TILE x PACK_TILE block from (o0, i0), zero outside
 // the outer x inner operand (o the outer index, m of A or n of B, and i the inner one, k), for the whole work-group.
 // The source is read column-major with leading dimension ld, contiguous along o when outer_contiguous is set and
@@ -46,10 +46,7 @@ inline void read_operand_tile(__local real (*tile)[PACK_TILE + 1], const int out
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 }
-)CLC";
-inline constexpr TextPiece operand_tile = piece(operand_tile_source);
 
-inline constexpr char support_source[] = R"CLC(
 // Copies an operand into the layout the packed kernels read: dst[i * outer_padded + o] for the outer index o
 // (m of A, n of B) and the inner index i (k), zero outside the outer x inner operand, through a tile in local memory
 // (read_operand_tile) that keeps both the reads and the writes coalesced. Each problem of a batch (launch dimension
