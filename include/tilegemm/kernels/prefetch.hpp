@@ -262,15 +262,11 @@ void gemm_prefetch(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
 )CLC";
 
 inline constexpr char prefetch_product_and_strips_source[] = R"CLC(
-// The same on the M x N corner of a larger M_all x N_all product (K_all deep, A_all and B_all as the caller stores
-// them; transposes: bit 0 for A, bit 1 for B). The work-groups past the tiles' rows of them (tile_rows in dimension
-// 1) multiply its strips outside the corner (multiply_strips): they share the launch, and the units the tiles leave
-// idle, rather than take a launch of their own. One product only, not a batch.
+// The same on the M x N corner of a larger product (STRIP_PARAMETERS, kernels/strip.hpp). The work-groups past the
+// tiles' rows of them multiply its strips outside the corner (multiply_strips): they share the launch, and the units
+// the tiles leave idle, rather than take a launch of their own. One product only, not a batch.
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
-void gemm_prefetch_strips(GEMM_PARAMETERS(realV), const int M_all, const int N_all, const int K_all,
-                          const int transposes, __global const real* restrict A_all, const int a_offset_all,
-                          const int lda_all, __global const real* restrict B_all, const int b_offset_all,
-                          const int ldb_all, const int tile_rows, const int right_groups, const int strip_groups) {
+void gemm_prefetch_strips(GEMM_PARAMETERS(realV), STRIP_PARAMETERS) {
   __local real stage[STAGE];
   if (get_group_id(1) >= tile_rows) {
     multiply_strips(local_index(), (get_group_id(1) - tile_rows) * get_num_groups(0) + get_group_id(0), right_groups,

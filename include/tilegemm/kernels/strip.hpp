@@ -66,6 +66,15 @@ inline constexpr char strip_source[] = R"CLC(
 // work-items make a work-group.
 #define STRIP_THREADS (PANEL * LANES)
 
+// What an entry point that also multiplies the strips takes after GEMM_PARAMETERS (the corner's): the whole M_all x
+// N_all product, K_all deep, with A_all and B_all as the caller stores them (transposes: bit 0 for A, bit 1 for B);
+// the rows of tiles' work-groups in launch dimension 1, past which the strips' are (the right strip's first, up to
+// right_groups, then the bottom's, up to strip_groups; set on the host by gemm/executor.hpp).
+#define STRIP_PARAMETERS                                                                                             \
+  const int M_all, const int N_all, const int K_all, const int transposes, __global const real* restrict A_all,     \
+      const int a_offset_all, const int lda_all, __global const real* restrict B_all, const int b_offset_all,       \
+      const int ldb_all, const int tile_rows, const int right_groups, const int strip_groups
+
 // X(i, k) = X[i * x_i + k * x_k] and Y(k, j) = Y[k * y_k + j * y_j] for i < count and j < width; the sums go to
 // (m, n) = (i, first_j + j) of C, or (first_j + j, i) when `transposed`.
 inline void multiply_strip(const int tid, const int first_i, const int count, const int width, const int K, const int x_i,
