@@ -65,18 +65,23 @@ void check_config(const CallContext& call) {
   const KernelDescription& config = describe<Config>;
   INFO(config.name() << (std::is_same_v<Scalar, double> ? " double" : " float"));
   if (config.local_memory_elements * sizeof(Scalar) > call.limits.local_memory_bytes) return;  // refused anyway
-  std::vector<Variant> variants = {Variant{}};
-  if (config.fuses_strips) variants.push_back(Variant{false, false, EdgeMode::whole_tiles, true});
+  Variant plain;
   if (config.family == tilegemm::Family::warpgroup_mma) {  // TF32 on compute capability 9.0 only
     if (!has_warpgroup_mma(call.limits) || std::is_same_v<Scalar, double>) return;
-    variants[0].mma = require_tensor_cores(config, call.limits, sizeof(Scalar), tilegemm::MathMode::tf32);
+    plain.mma = require_tensor_cores(config, call.limits, sizeof(Scalar), tilegemm::MathMode::tf32);
   } else if (config.uses_tensor_cores) {  // only where there are tensor cores, in the kinds the planner would pick
     if (!has_tensor_cores(call.limits)) return;
-    variants[0].mma = require_tensor_cores(config, call.limits, sizeof(Scalar), tilegemm::MathMode::tf32x3);
+    plain.mma = require_tensor_cores(config, call.limits, sizeof(Scalar), tilegemm::MathMode::tf32x3);
+  }
+  std::vector<Variant> variants = {plain};
+  if (config.fuses_strips) {
+    variants.push_back(plain);
+    variants.back().strips = true;
   }
   for (const Variant& variant : variants) {
     INFO("strips " << variant.strips);
-    const std::size_t stage = variant.strips ? strip_stage : 0;
+    // The strip code's stage: beside the tiles' local memory, or in it.
+    const std::size_t stage = variant.strips && !config.strips_share_local_memory ? strip_stage : 0;
     if ((config.local_memory_elements + stage) * sizeof(Scalar) > call.limits.local_memory_bytes) continue;
     tilegemm::KernelLease lease =
         make_kernel(call, gemm_program(config, std::is_same_v<Scalar, double>, variant), config.threads());
@@ -108,6 +113,7 @@ void check_families(const CallContext& call) {
   check_config<tilegemm::TensorCores<128, 128, 16, 64, 64, 2>, Scalar>(call);
   check_config<tilegemm::TensorCores<128, 64, 8, 64, 32, 3>, Scalar>(call);
   check_config<tilegemm::WarpgroupMma<128, 128, 8, 6>, Scalar>(call);
+  check_config<tilegemm::WarpgroupMma<64, 256, 8, 4>, Scalar>(call);  // copies by the copy engine, with mbarriers
 }
 
 }  // namespace

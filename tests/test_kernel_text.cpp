@@ -78,6 +78,13 @@ static_assert(Warpgroup::local_memory_elements == 6 * 8 * (128 + 128));
 static_assert(describe<Warpgroup>.uses_tensor_cores && describe<Warpgroup>.access == OperandAccess::core_tiles);
 static_assert(describe<Warpgroup>.needs_sm90a && !describe<Tensor>.needs_sm90a);
 static_assert(tilegemm::WarpgroupMma<64, 256, 16, 3>::threads == 128);
+// Where the buffers leave room in 48 KiB for two mbarriers of 8 bytes each per buffer, the copy engine copies the
+// slices (BULK_COPIES) and local memory holds those too: 64 x 256 x 8 in 4 buffers takes 40 KiB + 64 bytes; 128 x 128
+// x 8 in 6 fills the 48 KiB and copies with cp.async. The strip code's stage is the buffers' local memory.
+using WarpgroupBulk = tilegemm::WarpgroupMma<64, 256, 8, 4>;
+static_assert(WarpgroupBulk::local_memory_elements == 4 * 8 * (64 + 256) + 16);
+static_assert(describe<Warpgroup>.fuses_strips && describe<Warpgroup>.strips_share_local_memory);
+static_assert(!describe<Tensor>.strips_share_local_memory);
 static_assert(!describe<Kernel6>.uses_tensor_cores && Kernel6::stages == 1);
 static_assert(!describe<Kernel6>.fuses_strips);
 
@@ -181,6 +188,19 @@ TEST_CASE("a warpgroup_mma program marks its sm_90a instructions and asks to be 
   CHECK(contains(all, "#define STAGES 6\n#define LOCAL_ELEMENTS 12288\n#define CORE_ROWS 8\n#define CORE_COLUMNS 4\n"));
   CHECK(contains(all, "#define SM90A_ONLY \"// sm_90a only: \"\n"));
   CHECK(contains(all, "SM90A_ONLY\n      \"wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"));
+  CHECK(contains(all, "#define BULK_COPIES 0\n"));
+  const std::string bulk = joined(gemm_program(describe<WarpgroupBulk>, false, tf32));
+  CHECK(contains(bulk, "#define LOCAL_ELEMENTS 10256\n"));
+  CHECK(contains(bulk, "#define BULK_COPIES 1\n"));
+  CHECK(contains(bulk, "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"));
+  // The entry point that also multiplies the strips outside a tiled corner, with the strip code and its constants.
+  Variant strips = tf32;
+  strips.strips = true;
+  const ProgramText with_strips = gemm_program(describe<Warpgroup>, false, strips);
+  CHECK(std::string(with_strips.kernel_name) == "gemm_warpgroup_mma_strips");
+  CHECK(with_strips.needs_sm90a);
+  CHECK(contains(joined(with_strips), "#define PANEL 32\n#define LANES 8\n"));
+  CHECK(contains(joined(with_strips), "inline void multiply_strips("));
   // The pack kernel's program states the same core matrices.
   const std::string pack = joined(tilegemm::detail::core_tiles_program());
   CHECK(contains(pack, "#define CORE_ROWS 8\n#define CORE_COLUMNS 4\n#define CORE_BLOCK 32\n"));

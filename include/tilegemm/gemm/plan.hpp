@@ -340,9 +340,12 @@ inline void plan_split_k(Plan& plan, const DeviceLimits& device, std::size_t sca
 }
 
 // Whether the configuration's launch can multiply the strips outside a corner too: it has such an entry point and
-// the device's local memory has room for the strip code's stage beside its tiles.
+// the device's local memory has room for the strip code's stage beside its tiles (or in them, where they share it).
 inline bool fuses_strips_on(const KernelDescription& config, const DeviceLimits& device, std::size_t scalar_size) {
-  return config.fuses_strips && (config.local_memory_elements + strip_stage) * scalar_size <= device.local_memory_bytes;
+  const std::size_t elements = config.strips_share_local_memory
+                                   ? std::max<std::size_t>(config.local_memory_elements, strip_stage)
+                                   : config.local_memory_elements + strip_stage;
+  return config.fuses_strips && elements * scalar_size <= device.local_memory_bytes;
 }
 
 // Whether the strips outside a tiled corner can be multiplied on the device: in the configuration's own launch, or

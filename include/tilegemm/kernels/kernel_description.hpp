@@ -26,7 +26,8 @@ struct KernelDescription {
   bool takes_batches = false;      // its product entry point runs a batch of problems in launch dimension 2
   bool uses_tensor_cores = false;  // runs only where the planner finds tensor cores, with the MmaKind it picks
   bool fuses_strips = false;       // has an entry point whose extra work-groups multiply the strips outside a corner
-  bool needs_sm90a = false;        // its programs are built from PTX retargeted to sm_90a (runtime/sm90a_ptx.hpp)
+  bool strips_share_local_memory = false;  // ... in the local memory of its tiles rather than beside it
+  bool needs_sm90a = false;  // its programs are built from PTX retargeted to sm_90a (runtime/sm90a_ptx.hpp)
   TileShape tile{};
   int threads_m = 0;
   int threads_n = 0;
@@ -54,6 +55,7 @@ constexpr KernelDescription description_of_family(const TileShape& t, TextPiece 
           Traits::takes_batches,
           Traits::uses_tensor_cores,
           Traits::product_and_strips.name != nullptr && fused_strips_fit(threads_m * threads_n),
+          Traits::strips_share_local_memory,
           Traits::needs_sm90a,
           t,
           threads_m,

@@ -10,11 +10,12 @@
 #include "family_defaults.hpp"
 #include "program_text.hpp"
 #include "sm90a_marker.hpp"
+#include "strip.hpp"
 
 namespace tilegemm {
 namespace detail {
 
-inline constexpr char warpgroup_mma_source[] = R"CLC(
+inline constexpr char warpgroup_mma_helpers_source[] = R"CLC(
 // Reads A and B as kernels/core_tiles.hpp packs them: for each tile of TSM rows of A (TSN of B) its slices one after
 // the other, each the image of local memory that wgmma reads, TF32 values in core matrices of 8 rows by 4 floats of k
 // (128 bytes). K is the padded depth, a multiple of TSK.
@@ -31,10 +32,15 @@ inline constexpr char warpgroup_mma_source[] = R"CLC(
 // tf32x3 multiplies operands split into high and low TF32 parts (kernels/core_tiles.hpp packs both): a slice of A or
 // B is then its high part and its low part, and takes two of the STAGES buffers.
 //
-// Slices pass through SLOTS buffers of local memory: cp.async copies them AHEAD slices before they are multiplied,
-// and each slice costs one barrier. wgmma runs asynchronously: each work-item lets the products of one slice run
-// while it goes on to the next (MMA_PENDING), so a buffer is copied into again only once every warpgroup has waited
-// for the products that read it (the barrier of the slice after).
+// Slices pass through SLOTS buffers of local memory, copied AHEAD slices before they are multiplied. wgmma runs
+// asynchronously: each work-item lets the products of one slice run while it goes on to the next (MMA_PENDING), so
+// a buffer is copied into again only once every warp has waited for the products that read it. Two ways to copy:
+// - BULK_COPIES (where local memory has room for 16 bytes of mbarriers per buffer): one work-item starts each slice's
+//   copy with cp.async.bulk (two blocks, A's and B's, contiguous in the core tiles), an mbarrier per buffer says when
+//   it has landed, another when every warp is done with it; no work-group barrier. The buffer whose products were
+//   just waited for is copied into at once, so AHEAD is SLOTS - MMA_PENDING.
+// - otherwise every work-item copies 16 bytes at a time with cp.async, and each slice costs one work-group barrier,
+//   after which the buffer of the slice before the last is free: AHEAD is SLOTS - 1 - MMA_PENDING.
 #define PARTS (TSN / 128)  // parts of 64 x 128 per warpgroup
 #if MMA == MMA_TF32X3
 #define SPLIT 2  // a slice of each operand is its high TF32 part, then its low one (kernels/core_tiles.hpp)
@@ -50,7 +56,15 @@ inline constexpr char warpgroup_mma_source[] = R"CLC(
 #define PIECES ((SLICE_A + SLICE_B) / 4)  // 16-byte copies per slice
 #define CORE_BYTES (4 * CORE_ROWS * CORE_COLUMNS)
 #define ROW_GROUP_BYTES (TSK / CORE_COLUMNS * CORE_BYTES)  // 8 rows of a slice
+#if BULK_COPIES
+#define AHEAD (SLOTS - MMA_PENDING)
+#define BARRIERS_AT (SLOTS * SLICE_BYTES)  // bytes into local memory: full[SLOTS], then empty[SLOTS] (8 bytes each)
+#if 4 * LOCAL_ELEMENTS < BARRIERS_AT + 16 * SLOTS
+#error "the local memory of a warpgroup_mma work-group has no room for its mbarriers"
+#endif
+#else
 #define AHEAD (SLOTS - 1 - MMA_PENDING)
+#endif
 #define LOW_PRODUCTS_UP_TO 128
 // tf32x3: slices whose products the tensor cores sum before they are added to acc in FP32. Their sums truncate, so
 // the longer the run the larger the error: 4 kept it within 1.6 times the IEEE kernels' on an H200 (8 reached 2.1),
@@ -65,6 +79,7 @@ inline ulong matrix_descriptor(const uint address) {
   return (ulong)((address & 0x3ffff) >> 4) | (ulong)(CORE_BYTES >> 4) << 16 | (ulong)(ROW_GROUP_BYTES >> 4) << 32;
 }
 
+#if !BULK_COPIES
 // 16 bytes from global to local memory, asynchronously, and the group and wait of such copies (see tensor_cores).
 inline void copy_16_bytes(const uint to, __global const float* from) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
@@ -81,6 +96,7 @@ inline void copy_slice(const uint to, __global const float* a, __global const fl
     copy_16_bytes(to + 16 * e, from);
   }
 }
+#endif
 
 #define ACCUMULATORS_8(d, i) \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), \
@@ -108,6 +124,15 @@ inline void products_end() { asm volatile(SM90A_ONLY "wgmma.commit_group.sync.al
 // Makes the copies that landed in local memory visible to wgmma, which reads it through the async proxy.
 inline void copies_to_products() { asm volatile(SM90A_ONLY "fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
+#if !BULK_COPIES
+// Starts copying the first slices.
+inline void start_slices(const uint local_base, __global const float* a, __global const float* b, const int count,
+                         const int tid) {
+  for (int s = 0; s < AHEAD; ++s) {
+    if (s < count) copy_slice(local_base + s * SLICE_BYTES, a, b, s, tid);
+    end_copy_group();
+  }
+}
 // Waits until slice s has landed for everyone and every warpgroup's products of slice s - MMA_PENDING - 1 are done
 // (so that its buffer may be copied into again); the slice's address in local memory.
 inline uint slice_ready(const uint local_base, const int s) {
@@ -124,6 +149,74 @@ inline void slice_issued(const uint local_base, __global const float* a, __globa
   end_copy_group();
   WAIT_FOR_PRODUCTS(MMA_PENDING);
 }
+
+#else
+// The mbarriers of buffer `slot`: full (one arrival, from the work-item that starts the copy, and the copy's bytes)
+// and empty (one arrival per warp once its products that read the buffer are done).
+inline uint full_barrier(const uint local_base, const int slot) { return local_base + BARRIERS_AT + 8 * slot; }
+inline uint empty_barrier(const uint local_base, const int slot) {
+  return local_base + BARRIERS_AT + 8 * (SLOTS + slot);
+}
+// Waits until the mbarrier at `barrier_address` has completed its phase of this parity (phases 0, 1, 0, ...).
+inline void wait_phase(const uint barrier_address, const int parity) {
+  uint done = 0;
+  do {
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
+                 : "=r"(done)
+                 : "r"(barrier_address), "r"(parity)
+                 : "memory");
+  } while (!done);
+}
+// One arrival at the mbarrier at `barrier_address`.
+inline void arrive(const uint barrier_address) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(barrier_address) : "memory");
+}
+// Copies slice n of A and B into its slot with the copy engine (two bulk copies, contiguous in the core tiles).
+inline void fetch_slice(const uint local_base, __global const float* a, __global const float* b, const int n) {
+  const uint full = full_barrier(local_base, n % SLOTS), to = local_base + n % SLOTS * SLICE_BYTES;
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(SLICE_BYTES) : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(to),
+               "l"(a + n * SLICE_A), "r"(4 * SLICE_A), "r"(full)
+               : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   to + 4 * SLICE_A),
+               "l"(b + n * SLICE_B), "r"(4 * SLICE_B), "r"(full)
+               : "memory");
+}
+// Sets up the mbarriers and starts copying the first slices.
+inline void start_slices(const uint local_base, __global const float* a, __global const float* b, const int count,
+                         const int tid) {
+  if (tid == 0) {
+    for (int i = 0; i < SLOTS; ++i) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(full_barrier(local_base, i)) : "memory");
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(empty_barrier(local_base, i)), "r"(THREADS / 32)
+                   : "memory");
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (tid == 0)
+    for (int s = 0; s < min(AHEAD, count); ++s) fetch_slice(local_base, a, b, s);
+}
+// Waits until slice s has landed; its address in local memory.
+inline uint slice_ready(const uint local_base, const int s) {
+  wait_phase(full_barrier(local_base, s % SLOTS), s / SLOTS % 2);
+  return local_base + s % SLOTS * SLICE_BYTES;
+}
+// Once slice s's products are issued: lets at most MMA_PENDING groups of this work-item's products run, says that this
+// warp is done with the buffer of those before, and (one work-item) starts copying slice s + AHEAD into that buffer
+// once every warp is.
+inline void slice_issued(const uint local_base, __global const float* a, __global const float* b, const int s,
+                         const int count, const int tid) {
+  WAIT_FOR_PRODUCTS(MMA_PENDING);
+  if (s >= MMA_PENDING && tid % 32 == 0) arrive(empty_barrier(local_base, (s - MMA_PENDING) % SLOTS));
+  const int n = s + AHEAD;
+  if (tid == 0 && n < count) {
+    if (n >= SLOTS) wait_phase(empty_barrier(local_base, n % SLOTS), (n / SLOTS - 1) % 2);
+    fetch_slice(local_base, a, b, n);
+  }
+}
+#endif
 
 // The products of the slice at `slice`, for this warpgroup's 64 rows: tf32, d += a * b; tf32x3, d += a * b of the
 // split operands (d = where from_zero), small terms first (and low x low where low_products), summed on the tensor
@@ -159,10 +252,11 @@ inline void add_parts(float acc[PARTS][64], float d[PARTS][64]) {
     for (int v = 0; v < 64; ++v) acc[p][v] += d[p][v];
 }
 
-// C = alpha * A * B + beta * C, a TSM x TSN tile of it per work-group.
-__kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
-void gemm_warpgroup_mma(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
-  __local float slices[LOCAL_ELEMENTS] __attribute__((aligned(128)));  // SLOTS slices of A and B
+// The work-group's TSM x TSN tile of C = alpha * A * B + beta * C (work-group ids 0 and 1), from the core tiles at
+// A and B (at their problem's offsets), with `slices` for local memory; C at its problem's offset.
+inline void multiply_tile(__local float* slices, const int M, const int N, const int K, const real alpha,
+                          const real beta, __global const float* A, __global const float* B, __global real* C,
+                          const int ldc) {
   const int tid = get_local_id(1) * THREADS_M + get_local_id(0);
   const int warpgroup = tid / 128;
   const int warp = tid % 128 / 32;
@@ -171,8 +265,8 @@ void gemm_warpgroup_mma(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   const int count = K / TSK;
   // tf32x3: in products at most LOW_PRODUCTS_UP_TO deep, low x low too (see tensor_cores).
   const bool low_products = K <= LOW_PRODUCTS_UP_TO;
-  __global const float* a = A + IN_BATCH(a_offset, a_stride) + get_group_id(0) * count * SLICE_A;
-  __global const float* b = B + IN_BATCH(b_offset, b_stride) + get_group_id(1) * count * SLICE_B;
+  __global const float* a = A + get_group_id(0) * count * SLICE_A;
+  __global const float* b = B + get_group_id(1) * count * SLICE_B;
   const uint local_base = (uint)(ulong)slices;  // the 32-bit address in the shared window (see tensor_cores)
   float acc[PARTS][64];
 #pragma unroll
@@ -180,10 +274,7 @@ void gemm_warpgroup_mma(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
 #pragma unroll
     for (int v = 0; v < 64; ++v) acc[p][v] = 0;
 
-  for (int s = 0; s < AHEAD; ++s) {
-    if (s < count) copy_slice(local_base + s * SLICE_BYTES, a, b, s, tid);
-    end_copy_group();
-  }
+  start_slices(local_base, a, b, count, tid);
 #if MMA == MMA_TF32X3
   // The products of SUMMED_SLICES slices are summed on the tensor cores into `part`, which is added to acc once they
   // are done. (Two sets of sums, one added while the other's products run, made ptxas serialize the products.)
@@ -212,7 +303,6 @@ void gemm_warpgroup_mma(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   WAIT_FOR_PRODUCTS(0);
 #endif
 
-  C += IN_BATCH(c_offset, c_stride);
   const int row = get_group_id(0) * TSM + 64 * warpgroup + 16 * warp + g;
 #pragma unroll
   for (int p = 0; p < PARTS; ++p)
@@ -225,12 +315,61 @@ void gemm_warpgroup_mma(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
       STORE_C(row + 8, column + 1, acc[p][4 * j + 3]);
     }
 }
+
+// The buffers of slices (and the mbarriers), which the strip code takes as its stage where it shares the launch.
+#define LOCAL_SLICES __local float slices[LOCAL_ELEMENTS] __attribute__((aligned(128)))
+)CLC";
+inline constexpr auto warpgroup_mma_helpers = sm90a_marker_text + warpgroup_mma_helpers_source;
+
+inline constexpr char warpgroup_mma_source[] = R"CLC(
+// C = alpha * A * B + beta * C, a TSM x TSN tile of it per work-group.
+__kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
+void gemm_warpgroup_mma(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
+  LOCAL_SLICES;
+  multiply_tile(slices, M, N, K, alpha, beta, A + IN_BATCH(a_offset, a_stride), B + IN_BATCH(b_offset, b_stride),
+                C + IN_BATCH(c_offset, c_stride), ldc);
+}
+)CLC";
+
+inline constexpr char warpgroup_mma_strips_source[] = R"CLC(
+// The same on the M x N corner of a larger product (STRIP_PARAMETERS, kernels/strip.hpp): the work-groups past the
+// tiles' rows of them (tile_rows in dimension 1) multiply its strips outside the corner, in the local memory of the
+// slices, on the compute units the tiles leave idle. One product only, not a batch. (Strips first, beside the tiles'
+// first round, measured slower on an H200: 1025^3 in tf32x3 33.6 TFLOP/s against 38.2.)
+__kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
+void gemm_warpgroup_mma_strips(GEMM_PARAMETERS(realV), STRIP_PARAMETERS) {
+  LOCAL_SLICES;
+  if (get_group_id(1) >= tile_rows) {
+    multiply_strips(get_local_id(1) * THREADS_M + get_local_id(0),
+                    (get_group_id(1) - tile_rows) * get_num_groups(0) + get_group_id(0), right_groups, strip_groups,
+                    M_all, N_all, K_all, M, N, transposes & 1, transposes & 2, alpha, beta, A_all + a_offset_all,
+                    lda_all, B_all + b_offset_all, ldb_all, C + c_offset, ldc, slices);
+    return;
+  }
+  multiply_tile(slices, M, N, K, alpha, beta, A + a_offset, B + b_offset, C + c_offset, ldc);
+}
 )CLC";
 
 // Groups of a work-item's products that run while it goes on to the next slice (MMA_PENDING in the kernel text): with
 // the slice being multiplied and the one being copied, the slices the pipeline keeps in local memory.
 inline constexpr int warpgroup_pending_products = 1;
 inline constexpr int warpgroup_pipeline_slices = warpgroup_pending_products + 2;
+
+// How slices reach local memory (BULK_COPIES in the kernel text): by the copy engine, with two mbarriers of 8 bytes
+// per buffer, where those fit in the 48 KiB of local memory a work-group gets on NVIDIA's GPUs of compute capability
+// 9.0; else by every work-item, 16 bytes at a time. Measured on an H200 (whole calls at 4096 / 8192, TFLOP/s): tf32
+// 64 x 256 x 8 in 4 buffers 217 / 246 against 209 / 234 with cp.async in the same run; 128 x 128 x 16 in 3 215 / 222
+// and tf32x3 64 x 128 x 8 in 6 78 / 78, against 162 / 176 and 60 / 70 with cp.async in an earlier run. The
+// configurations that fill the 48 KiB (AutoConfig's 64 x 128 x 16 in 4, tf32x3's 64 x 128 x 8 in 8) keep cp.async.
+inline constexpr int warpgroup_barrier_bytes = 16;
+inline constexpr std::size_t warpgroup_local_bytes = 48 * 1024;
+constexpr std::size_t warpgroup_buffer_elements(const TileShape& t) {
+  return static_cast<std::size_t>(t.stages) * t.tsk * (t.tsm + t.tsn);
+}
+constexpr bool warpgroup_bulk_copies(const TileShape& t) {
+  return (warpgroup_buffer_elements(t) * 4 + warpgroup_barrier_bytes * static_cast<std::size_t>(t.stages)) <=
+         warpgroup_local_bytes;
+}
 
 // The rules of the warpgroup_mma family (see rules_hold below for their reasons), as predicates on plain values.
 constexpr bool warpgroup_rows(const TileShape& t) { return t.tsm == 64 || t.tsm == 128; }
@@ -279,7 +418,8 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
     return warpgroup_stages(t.stages) ? nullptr : "the warpgroup_mma family keeps 3 to 8 slices (Stages)";
   }
   static constexpr std::size_t local_memory_elements(const TileShape& t) {
-    return static_cast<std::size_t>(t.stages) * t.tsk * (t.tsm + t.tsn);
+    const std::size_t barriers = warpgroup_bulk_copies(t) ? warpgroup_barrier_bytes / 4 * t.stages : 0;
+    return warpgroup_buffer_elements(t) + barriers;
   }
   static constexpr void defines(PreambleLines& lines, const TileShape& t) {
     lines.define("STAGES", t.stages);
@@ -287,9 +427,14 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
     lines.define("CORE_ROWS", core_rows);
     lines.define("CORE_COLUMNS", core_columns);
     lines.define("MMA_PENDING", warpgroup_pending_products);
+    lines.define("BULK_COPIES", warpgroup_bulk_copies(t) ? 1 : 0);
+    const int threads = t.tsm / t.wptm * (t.tsn / t.wptn);
+    if (fused_strips_fit(threads)) strip_defines(lines, fused_strip_panel, threads / fused_strip_panel);
   }
-  static constexpr TextPiece helpers = piece(sm90a_marker_text.view());
+  static constexpr TextPiece helpers = piece(warpgroup_mma_helpers.view());
   static constexpr EntryPoint product = {"gemm_warpgroup_mma", piece(warpgroup_mma_source)};
+  static constexpr EntryPoint product_and_strips = {"gemm_warpgroup_mma_strips", piece(warpgroup_mma_strips_source)};
+  static constexpr bool strips_share_local_memory = true;
 };
 
 }  // namespace detail
