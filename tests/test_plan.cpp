@@ -455,15 +455,16 @@ TEST_CASE(
   using tilegemm::MathMode;
   const DeviceLimits hopper = h200_with_tensor_cores();
   const auto warpgroup = [](const Plan& plan) { return plan.config.family == tilegemm::Family::warpgroup_mma; };
-  const Plan plan = plan_default(shape(4097, 4096, 3000), hopper, 4, MathMode::tf32);
+  const Plan plan = plan_default(shape(3073, 3072, 3000), hopper, 4, MathMode::tf32);
   REQUIRE(warpgroup(plan));
   CHECK(plan.config.name() == "warpgroup_mma 64x128x16 2x32 s4");
   CHECK(plan.variant.mma == MmaKind::tf32);
-  // All of C in one launch, A packed into core tiles of 64 x 16 and B of 128 x 16, K padded to whole slices.
+  // tf32: all of C in tiles, A packed into core tiles of 64 x 16 and B of 128 x 16 (padded to whole tiles), K padded
+  // to whole slices.
   CHECK(plan.strips == StripWork::none);
-  CHECK(plan.corner_m == 4097);
-  CHECK(plan.global[0] == 65 * 32);
-  CHECK(plan.global[1] == 32 * 4);
+  CHECK(plan.corner_m == 3073);
+  CHECK(plan.global[0] == 49 * 32);
+  CHECK(plan.global[1] == 24 * 4);
   CHECK(plan.depth == 3008);  // 188 slices of 16
   for (const OperandPlan* operand : {&plan.a, &plan.b}) {
     CHECK(operand->packed);
@@ -472,12 +473,37 @@ TEST_CASE(
   }
   CHECK(plan.a.tile_outer == 64);
   CHECK(plan.b.tile_outer == 128);
-  CHECK(plan.a.outer_padded == 65 * 64);
-  CHECK(plan.b.outer_padded == 32 * 128);
-  // 64 x 256 tiles where C has 16 of them per compute unit (2112 on the H200: 8192^2 has 4096, 5120^2 1600).
-  CHECK(plan_default(shape(8192, 8192, 8192), hopper, 4, MathMode::tf32).config.name() ==
+  CHECK(plan.a.outer_padded == 49 * 64);
+  CHECK(plan.b.outer_padded == 24 * 128);
+  // tf32x3: the 3072 x 3072 corner in tiles (64 x 128, 8 deep), the last row of C by the strip code in the same
+  // launch: 96 work-groups of 32 columns, in 2 rows of work-groups past the tiles' 24 (dimension 1, 48 per row).
+  const Plan split = plan_default(shape(3073, 3072, 3000), hopper, 4, MathMode::tf32x3);
+  REQUIRE(warpgroup(split));
+  CHECK(split.config.name() == "warpgroup_mma 64x128x8 2x32 s8");
+  CHECK(split.variant.mma == MmaKind::tf32x3);
+  CHECK(split.strips == StripWork::fused);
+  CHECK(split.variant.strips);
+  CHECK(split.corner_m == 3072);
+  CHECK(split.corner_n == 3072);
+  CHECK(split.strip_groups.right == 0);
+  CHECK(split.strip_groups.bottom == 96);
+  CHECK(split.tile_rows == 24);
+  CHECK(split.global[0] == 48 * 32);
+  CHECK(split.global[1] == (24 + 2) * 4);
+  CHECK(split.depth == 3000);
+  CHECK(split.a.parts == 2);
+  CHECK(split.a.outer_padded == 48 * 64);
+  // Strips wider than 16 (3000 = 46 x 64 + 56): all of C in tiles, the packed copies padded.
+  const Plan whole = plan_default(shape(3000, 3000, 3000), hopper, 4, MathMode::tf32x3);
+  REQUIRE(warpgroup(whole));
+  CHECK(whole.strips == StripWork::none);
+  CHECK(whole.corner_m == 3000);
+  CHECK(whole.global[0] == 47 * 32);
+  CHECK(whole.a.outer_padded == 47 * 64);
+  // 64 x 256 tiles where C has 6 of them per compute unit (792 on the H200: 4096^2 has 1024, 3584^2 784).
+  CHECK(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32).config.name() ==
         "warpgroup_mma 64x256x8 2x64 s4");
-  CHECK(plan_default(shape(5120, 5120, 5120), hopper, 4, MathMode::tf32).config.name() ==
+  CHECK(plan_default(shape(3584, 3584, 3584), hopper, 4, MathMode::tf32).config.name() ==
         "warpgroup_mma 64x128x16 2x32 s4");
   // Not below a 64 x 128 tile for half the compute units (66 of the H200's 132: 768^2 has 72, 640^2 50), nor in
   // ieee, in double, or on other compute capabilities (8.0 lacks wgmma; 10.0's PTX has no sm_90a instructions).
@@ -487,12 +513,9 @@ TEST_CASE(
   CHECK(!warpgroup(plan_default(shape(640, 640, 640), hopper, 4, MathMode::tf32)));
   CHECK(!warpgroup(plan_default(shape(640, 640, 640), hopper, 4, MathMode::tf32x3)));
   CHECK(warpgroup(plan_default(shape(1536, 1536, 256), hopper, 4, MathMode::tf32)));
-  // tf32x3: 64 x 128 tiles in 8 buffers (4 slices of two TF32 parts of each operand).
-  const Plan split = plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32x3);
-  REQUIRE(warpgroup(split));
-  CHECK(split.config.name() == "warpgroup_mma 64x128x8 2x32 s8");
-  CHECK(split.variant.mma == MmaKind::tf32x3);
-  CHECK(split.a.parts == 2);
+  // tf32x3: 64 x 128 tiles in 8 buffers (4 slices of two TF32 parts of each operand), at every size.
+  CHECK(plan_default(shape(8192, 8192, 8192), hopper, 4, MathMode::tf32x3).config.name() ==
+        "warpgroup_mma 64x128x8 2x32 s8");
   CHECK(!warpgroup(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::ieee)));
   CHECK(!warpgroup(plan_default(shape(4096, 4096, 4096), hopper, 8, MathMode::tf32)));
   for (int capability : {80, 89, 100}) {

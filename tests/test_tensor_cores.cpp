@@ -336,8 +336,10 @@ TEST_CASE("AutoConfig takes the tensor cores in each mode where they run, with a
     check_product<tilegemm::AutoConfig, float>(queue, math, false, false, {1025, 1025, 100}, 1.0f, 0.0f);
     check_product<tilegemm::AutoConfig, float>(queue, math, true, true, {300, 520, 301}, -1.5f, 0.5f);
     check_product<tilegemm::AutoConfig, double>(queue, math, true, false, {1030, 1029, 77}, 0.75, -2.0);
-    // More 96 x 96 tiles than compute units: the large tiles' corner and the remainder kernel's strips.
+    // More 96 x 96 tiles than compute units: the large tiles' corner and the remainder kernel's strips (on wgmma, the
+    // strips in the tiles' launch), and strips as wide as they come (16 rows, 15 columns).
     check_product<tilegemm::AutoConfig, float>(queue, math, false, true, {2049, 1025, 64}, 1.0f, 0.5f);
+    check_product<tilegemm::AutoConfig, float>(queue, math, true, false, {1040, 1039, 300}, -0.5f, 1.5f);
     check_product<tilegemm::AutoConfig, double>(queue, math, false, false, {2049, 1025, 64}, -1.0, 0.0);
   }
 }

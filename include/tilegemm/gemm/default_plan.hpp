@@ -192,19 +192,25 @@ inline void odd_sizes_whole(Plan& plan, const GemmShape& s, const DeviceLimits& 
 }
 
 // Float products in the tf32 and tf32x3 modes on wgmma (kernels/warpgroup_mma.hpp), where the device has it and C
-// has a 64 x 128 tile for at least half the compute units, whole C in one launch (the packed copies are padded).
+// has a 64 x 128 tile for at least half the compute units. tf32x3 takes the tiled corner rule of the other
+// candidates, the thin strips past it multiplied by extra work-groups of the same launch; tf32 all of C in tiles (the
+// packed copies are padded). On an H200 (2026-11-27, whole calls, TFLOP/s) the corner and its strips took tf32x3 at
+// 1025^3 from 31.3 to 38.2 (1024: 42.7), where C's 153 tiles had put two work-groups on some compute units and
+// 1024's 128 put one, and at 4097 from 76.9 to 81.2 (the remainder kernel's launch instead: 33.1 at 1025); tf32,
+// whose products take a third of the time, lost to the strips' SIMT arithmetic: 189 against 209 at 4097.
 // Smaller products keep mma.sync's plans, and so do batches (the family's batched launch has not run on a GPU yet).
 // Measured on an H200 (2026-11-27, benchmarks/h200-wgmma.csv, whole calls, TFLOP/s): one warpgroup per work-group and
 // several work-groups per compute unit ran fastest, and what counts most is how many slices are copied ahead (AHEAD
 // in the kernel). tf32x3: 64 x 128 tiles in 8 buffers (4 slices of high and low parts, 2 ahead) 84.0 and 80.4 at
-// 4096 and 8192, against 59.7 and 70.6 with 6 (1 ahead). tf32: 64 x 128 tiles 16 deep in 4 buffers, 220 at 4096 and
-// 176 at 3000 (64 x 256 tiles: 205, 159); 64 x 256 tiles 8 deep in 4 buffers where C has 16 of those per compute
-// unit, 231 at 8192 and 240 at 6144 (64 x 128: 200, 203). At 768^2 (72 tiles on 132 compute units) wgmma still beat
-// mma.sync: 21.5 against 18.1 in tf32x3, 30.6 against 28.6 in tf32.
+// 4096 and 8192, against 59.7 and 70.6 with 6 (1 ahead). tf32: 64 x 128 tiles 16 deep in 4 buffers (48 KiB, copied
+// with cp.async) for smaller C, 174 at 3000 and 184 at 3072 (64 x 256: 165, 174); 64 x 256 tiles 8 deep in 4 buffers
+// (copied by the copy engine) where C has 6 of those per compute unit, 214 at 4096, 208 at 4097, 246 at 6144 and 247
+// at 8192 (64 x 128: 216, 191, 202, 199). At 768^2 (72 tiles on 132 compute units) wgmma still beat mma.sync: 21.5
+// against 18.1 in tf32x3, 30.6 against 28.6 in tf32.
 inline constexpr KernelDescription warpgroup_tf32 = describe<WarpgroupMma<64, 128, 16, 4>>;
 inline constexpr KernelDescription warpgroup_tf32_large = describe<WarpgroupMma<64, 256, 8, 4>>;
 inline constexpr KernelDescription warpgroup_tf32x3 = describe<WarpgroupMma<64, 128, 8, 8>>;
-inline constexpr int warpgroup_large_tiles_per_unit = 16;
+inline constexpr int warpgroup_large_tiles_per_unit = 6;
 inline bool plan_warpgroup_mma(Plan& plan, const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
                                MathMode math) {
   const long long units = static_cast<long long>(device.compute_units);
@@ -218,7 +224,8 @@ inline bool plan_warpgroup_mma(Plan& plan, const GemmShape& s, const DeviceLimit
     return false;
   }
   try {
-    plan = plan_product(config, s, device, scalar_size, corner_options(config, s, device, scalar_size, math, true));
+    const bool whole_c = math != MathMode::tf32x3;
+    plan = plan_product(config, s, device, scalar_size, corner_options(config, s, device, scalar_size, math, whole_c));
     return true;
   } catch (const Error&) {
     return false;  // a packed copy larger than the device's largest buffer
