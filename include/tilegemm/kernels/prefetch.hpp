@@ -322,8 +322,7 @@ struct FamilyTraits<Family::prefetch> : FamilyDefaults {
   // The strip code's parameters where its work-groups can multiply the strips too (fused_strips_fit).
   static constexpr void defines(PreambleLines& lines, const TileShape& t) {
     local_row_defines(lines, t);
-    const int threads = (t.tsm / t.wptm) * (t.tsn / t.wptn);
-    if (fused_strips_fit(threads)) strip_defines(lines, fused_strip_panel, threads / fused_strip_panel);
+    fused_strip_defines(lines, t);
   }
 
   static constexpr TextPiece helpers = prefetch_helpers;

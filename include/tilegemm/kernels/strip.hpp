@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include "../config/fixed_string.hpp"
+#include "../config/tile_config.hpp"
 #include "preamble_lines.hpp"
 #include "program_text.hpp"
 
@@ -33,6 +34,13 @@ constexpr void strip_defines(PreambleLines& lines, int panel, int lanes) {
   lines.define("STAGE", strip_stage);
   lines.define("WIDTH", strip_width);
   lines.define("IN_FLIGHT", strip_in_flight);
+}
+
+// The strip code's preamble for an entry point that also multiplies the strips, in work-groups of t's tiles, where
+// those can run it (fused_strips_fit); nothing otherwise.
+constexpr void fused_strip_defines(PreambleLines& lines, const TileShape& t) {
+  const int threads = (t.tsm / t.wptm) * (t.tsn / t.wptn);
+  if (fused_strips_fit(threads)) strip_defines(lines, fused_strip_panel, threads / fused_strip_panel);
 }
 
 // Work-groups of the strip code for the strips of an m x n C outside its corner [0, corner_m) x [0, corner_n):

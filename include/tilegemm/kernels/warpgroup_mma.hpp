@@ -428,8 +428,7 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
     lines.define("CORE_COLUMNS", core_columns);
     lines.define("MMA_PENDING", warpgroup_pending_products);
     lines.define("BULK_COPIES", warpgroup_bulk_copies(t) ? 1 : 0);
-    const int threads = t.tsm / t.wptm * (t.tsn / t.wptn);
-    if (fused_strips_fit(threads)) strip_defines(lines, fused_strip_panel, threads / fused_strip_panel);
+    fused_strip_defines(lines, t);
   }
   static constexpr TextPiece helpers = piece(warpgroup_mma_helpers.view());
   static constexpr EntryPoint product = {"gemm_warpgroup_mma", piece(warpgroup_mma_source)};
