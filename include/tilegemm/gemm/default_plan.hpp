@@ -197,7 +197,7 @@ inline void odd_sizes_whole(Plan& plan, const GemmShape& s, const DeviceLimits& 
 // packed copies are padded). On an H200 (2026-11-27, whole calls, TFLOP/s) the corner and its strips took tf32x3 at
 // 1025^3 from 31.3 to 38.2 (1024: 42.7), where C's 153 tiles had put two work-groups on some compute units and
 // 1024's 128 put one, and at 4097 from 76.9 to 81.2 (the remainder kernel's launch instead: 33.1 at 1025); tf32,
-// whose products take a third of the time, lost to the strips' SIMT arithmetic: 189 against 209 at 4097.
+// whose products take less than half as long, lost to the strips' SIMT arithmetic: 189 against 209 at 4097.
 // Smaller products keep mma.sync's plans, and so do batches (the family's batched launch has not run on a GPU yet).
 // Measured on an H200 (2026-11-27, benchmarks/h200-wgmma.csv, whole calls, TFLOP/s): one warpgroup per work-group and
 // several work-groups per compute unit ran fastest, and what counts most is how many slices are copied ahead (AHEAD

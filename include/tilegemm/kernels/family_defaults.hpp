@@ -31,7 +31,7 @@ struct FamilyDefaults {
   static constexpr void defines(PreambleLines&, const TileShape&) {}
   static constexpr TextPiece helpers = {};
   static constexpr EntryPoint product_and_strips = {};
-  static constexpr bool strips_share_local_memory = false;  // its strips' stage is its own tiles' local memory
+  static constexpr bool strips_share_local_memory = false;  // true: the strips' stage is in its tiles' local memory
 };
 
 // One TSK x TSM tile of A and one TSK x TSN tile of B, in elements.
