@@ -121,10 +121,11 @@ inline void products_begin() { asm volatile(SM90A_ONLY "wgmma.fence.sync.aligned
 inline void products_end() { asm volatile(SM90A_ONLY "wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 #define WAIT_FOR_PRODUCTS(pending) \
   asm volatile(SM90A_ONLY "wgmma.wait_group.sync.aligned " TEXT(pending) ";\n" ::: "memory")
-// Makes the copies that landed in local memory visible to wgmma, which reads it through the async proxy.
-inline void copies_to_products() { asm volatile(SM90A_ONLY "fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
 #if !BULK_COPIES
+// Makes the copies that landed in local memory visible to wgmma, which reads it through the async proxy (the copy
+// engine's copies are in that proxy already).
+inline void copies_to_products() { asm volatile(SM90A_ONLY "fence.proxy.async.shared::cta;\n" ::: "memory"); }
 // Starts copying the first slices.
 inline void start_slices(const uint local_base, __global const float* a, __global const float* b, const int count,
                          const int tid) {
