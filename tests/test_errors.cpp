@@ -297,14 +297,14 @@ TEST_CASE("a TileConfig needing more work-items than the device allows throws ti
   small.max_work_group_size = 256;
   small.max_work_item_sizes = {256, 256, 64};
   small.local_memory_bytes = 32768;
-  CHECK(error_code([&] { tilegemm::detail::check_work_group(small, "test 32x32", 32, 32, 1024); }) ==
+  CHECK(error_code([&] { tilegemm::detail::check_work_group(small, "test 32x32", 32, 32, 1024, 32768); }) ==
         CL_INVALID_WORK_GROUP_SIZE);
-  CHECK_THROWS_WITH(tilegemm::detail::check_work_group(small, "test 32x32", 32, 32, 1024),
+  CHECK_THROWS_WITH(tilegemm::detail::check_work_group(small, "test 32x32", 32, 32, 1024, 32768),
                     CONTAINS_ALL3("32 x 32", "256", "a small test device"));
-  CHECK(error_code([&] { tilegemm::detail::check_work_group(small, "test 512x1", 512, 1, 1024); }) ==
+  CHECK(error_code([&] { tilegemm::detail::check_work_group(small, "test 512x1", 512, 1, 1024, 32768); }) ==
         CL_INVALID_WORK_GROUP_SIZE);  // one dimension too large
-  CHECK(error_code([&] { tilegemm::detail::check_work_group(small, "test 16x16", 16, 16, 32768); }) == no_error);
-  CHECK(error_code([&] { tilegemm::detail::check_work_group(small, "test 16x16", 16, 16, 32769); }) ==
+  CHECK(error_code([&] { tilegemm::detail::check_work_group(small, "test 16x16", 16, 16, 32768, 32768); }) == no_error);
+  CHECK(error_code([&] { tilegemm::detail::check_work_group(small, "test 16x16", 16, 16, 32769, 32768); }) ==
         CL_OUT_OF_RESOURCES);
 
   // A real 1024-work-item configuration: where the device (or the compiled kernel) allows fewer, tilegemm::Error with

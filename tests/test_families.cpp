@@ -90,8 +90,7 @@ void check_product(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Sh
     // A configuration too large for the device (e.g. 128x128x16 tiles in double on 48 KiB of local memory)
     // must be refused with tilegemm::Error before anything runs, and is otherwise not this test's business.
     const auto limits = tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
-    if (Config::local_memory_elements * sizeof(Scalar) > limits.local_memory_bytes ||
-        static_cast<std::size_t>(Config::threads) > limits.max_work_group_size) {
+    if (!tilegemm::detail::config_fits(tilegemm::detail::describe<Config>, limits, sizeof(Scalar))) {
       const auto run = [&] {
         tilegemm::gemm<Scalar, Config>(queue, trans_a ? Transpose::yes : Transpose::no,
                                        trans_b ? Transpose::yes : Transpose::no, s.m, s.n, s.k, alpha, buffer_a,

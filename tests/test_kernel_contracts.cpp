@@ -64,7 +64,7 @@ template <class Config, class Scalar>
 void check_config(const CallContext& call) {
   const KernelDescription& config = describe<Config>;
   INFO(config.name() << (std::is_same_v<Scalar, double> ? " double" : " float"));
-  if (config.local_memory_elements * sizeof(Scalar) > call.limits.local_memory_bytes) return;  // refused anyway
+  if (!config_fits(config, call.limits, sizeof(Scalar))) return;  // refused anyway
   Variant plain;
   if (config.family == tilegemm::Family::warpgroup_mma) {  // TF32 on compute capability 9.0 only
     if (!has_warpgroup_mma(call.limits) || std::is_same_v<Scalar, double>) return;
@@ -82,7 +82,7 @@ void check_config(const CallContext& call) {
     INFO("strips " << variant.strips);
     // The strip code's stage: beside the tiles' local memory, or in it.
     const std::size_t stage = variant.strips && !config.strips_share_local_memory ? strip_stage : 0;
-    if ((config.local_memory_elements + stage) * sizeof(Scalar) > call.limits.local_memory_bytes) continue;
+    if ((config.local_memory_elements + stage) * sizeof(Scalar) > local_memory_limit(config, call.limits)) continue;
     tilegemm::KernelLease lease =
         make_kernel(call, gemm_program(config, std::is_same_v<Scalar, double>, variant), config.threads());
     const cl::Kernel& kernel = lease.get();
@@ -113,7 +113,9 @@ void check_families(const CallContext& call) {
   check_config<tilegemm::TensorCores<128, 128, 16, 64, 64, 2>, Scalar>(call);
   check_config<tilegemm::TensorCores<128, 64, 8, 64, 32, 3>, Scalar>(call);
   check_config<tilegemm::WarpgroupMma<128, 128, 8, 6>, Scalar>(call);
-  check_config<tilegemm::WarpgroupMma<64, 256, 8, 4>, Scalar>(call);  // copies by the copy engine, with mbarriers
+  // Past the 48 KiB the device reports (runtime/sm90a_local_memory.hpp): 144 KiB, and 192 KiB in tf32x3.
+  check_config<tilegemm::WarpgroupMma<128, 256, 32, 3>, Scalar>(call);
+  check_config<tilegemm::WarpgroupMma<128, 128, 32, 6>, Scalar>(call);
 }
 
 }  // namespace

@@ -74,15 +74,15 @@ using Warpgroup = tilegemm::WarpgroupMma<128, 128, 8, 6>;
 static_assert(Warpgroup::family == tilegemm::Family::warpgroup_mma && Warpgroup::stages == 6);
 static_assert(Warpgroup::WPTM == 2 && Warpgroup::WPTN == 32 && Warpgroup::VW == 1);
 static_assert(Warpgroup::threads_m == 64 && Warpgroup::threads_n == 4 && Warpgroup::threads == 256);
-static_assert(Warpgroup::local_memory_elements == 6 * 8 * (128 + 128));
+static_assert(Warpgroup::local_memory_elements == 6 * 8 * (128 + 128) + 6 * 4);  // and two 8-byte mbarriers a buffer
 static_assert(describe<Warpgroup>.uses_tensor_cores && describe<Warpgroup>.access == OperandAccess::core_tiles);
 static_assert(describe<Warpgroup>.needs_sm90a && !describe<Tensor>.needs_sm90a);
 static_assert(tilegemm::WarpgroupMma<64, 256, 16, 3>::threads == 128);
-// Where the buffers leave room in 48 KiB for two mbarriers of 8 bytes each per buffer, the copy engine copies the
-// slices (BULK_COPIES) and local memory holds those too: 64 x 256 x 8 in 4 buffers takes 40 KiB + 64 bytes; 128 x 128
-// x 8 in 6 fills the 48 KiB and copies with cp.async. The strip code's stage is the buffers' local memory.
-using WarpgroupBulk = tilegemm::WarpgroupMma<64, 256, 8, 4>;
-static_assert(WarpgroupBulk::local_memory_elements == 4 * 8 * (64 + 256) + 16);
+// The deep slices AutoConfig takes go past the 48 KiB NVIDIA's OpenCL reports (runtime/sm90a_local_memory.hpp):
+// 128 x 256 x 32 in 3 buffers takes 144 KiB + 48 bytes.
+using WarpgroupDeep = tilegemm::WarpgroupMma<128, 256, 32, 3>;
+static_assert(WarpgroupDeep::local_memory_elements == 3 * 32 * (128 + 256) + 12);
+static_assert(WarpgroupDeep::threads == 256);
 static_assert(describe<Warpgroup>.fuses_strips && describe<Warpgroup>.strips_share_local_memory);
 static_assert(!describe<Tensor>.strips_share_local_memory);
 static_assert(!describe<Kernel6>.uses_tensor_cores && Kernel6::stages == 1);
@@ -185,14 +185,12 @@ TEST_CASE("a warpgroup_mma program marks its sm_90a instructions and asks to be 
   CHECK(text.needs_sm90a);
   CHECK(!gemm_program(describe<Tensor>, false, tf32).needs_sm90a);
   const std::string all = joined(text);
-  CHECK(contains(all, "#define STAGES 6\n#define LOCAL_ELEMENTS 12288\n#define CORE_ROWS 8\n#define CORE_COLUMNS 4\n"));
+  CHECK(contains(all, "#define STAGES 6\n#define LOCAL_ELEMENTS 12312\n#define CORE_ROWS 8\n#define CORE_COLUMNS 4\n"));
   CHECK(contains(all, "#define SM90A_ONLY \"// sm_90a only: \"\n"));
   CHECK(contains(all, "SM90A_ONLY\n      \"wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"));
-  CHECK(contains(all, "#define BULK_COPIES 0\n"));
-  const std::string bulk = joined(gemm_program(describe<WarpgroupBulk>, false, tf32));
-  CHECK(contains(bulk, "#define LOCAL_ELEMENTS 10256\n"));
-  CHECK(contains(bulk, "#define BULK_COPIES 1\n"));
-  CHECK(contains(bulk, "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"));
+  CHECK(contains(all, "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"));
+  CHECK(!contains(all, "cp.async.cg"));
+  CHECK(contains(joined(gemm_program(describe<WarpgroupDeep>, false, tf32)), "#define LOCAL_ELEMENTS 36876\n"));
   // The entry point that also multiplies the strips outside a tiled corner, with the strip code and its constants.
   Variant strips = tf32;
   strips.strips = true;

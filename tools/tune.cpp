@@ -56,10 +56,10 @@ inline std::string unfit_reason(const KernelDescription& c, const DeviceLimits& 
   if (static_cast<std::size_t>(c.threads()) > device.max_work_group_size) {
     return "work-groups larger than the device's " + std::to_string(device.max_work_group_size) + " work-items";
   }
-  if (c.local_memory_elements * scalar_size > device.local_memory_bytes) {
-    return "more local memory than the device's " + std::to_string(device.local_memory_bytes / 1024) + " KiB";
+  if (c.local_memory_elements * scalar_size > local_memory_limit(c, device)) {
+    return "more local memory than the device's " + std::to_string(local_memory_limit(c, device) / 1024) + " KiB";
   }
-  if (!work_group_fits(device, c.threads_m, c.threads_n, c.local_memory_elements * scalar_size)) {
+  if (!config_fits(c, device, scalar_size)) {
     return "work-group shape the device does not allow";
   }
   return "";

@@ -16,6 +16,7 @@
 #include "../runtime/device_limits.hpp"
 #include "../runtime/error.hpp"
 #include "../runtime/launch.hpp"
+#include "../runtime/sm90a_local_memory.hpp"
 #include "arguments.hpp"
 #include "operand_policy.hpp"
 #include "tensor_math.hpp"
@@ -115,12 +116,29 @@ inline int support_tile_for(const DeviceLimits& device) {
   return 1;
 }
 
+// Whether the device runs work-groups of threads_m x threads_n work-items.
+inline bool work_items_fit(const DeviceLimits& device, std::size_t threads_m, std::size_t threads_n) {
+  return threads_m * threads_n <= device.max_work_group_size && device.max_work_item_sizes.size() >= 2 &&
+         threads_m <= device.max_work_item_sizes[0] && threads_n <= device.max_work_item_sizes[1];
+}
+
 // Whether a work-group of threads_m x threads_n work-items and `local_bytes` of local memory runs on the device.
 inline bool work_group_fits(const DeviceLimits& device, std::size_t threads_m, std::size_t threads_n,
                             std::size_t local_bytes) {
-  return threads_m * threads_n <= device.max_work_group_size && device.max_work_item_sizes.size() >= 2 &&
-         threads_m <= device.max_work_item_sizes[0] && threads_n <= device.max_work_item_sizes[1] &&
-         local_bytes <= device.local_memory_bytes;
+  return work_items_fit(device, threads_m, threads_n) && local_bytes <= device.local_memory_bytes;
+}
+
+// The local memory a work-group of `config` may have on the device: what the device reports, and for a kernel built
+// for sm_90a on a GPU of compute capability 9.0 what NVIDIA's driver gives it there (runtime/sm90a_local_memory.hpp).
+inline std::size_t local_memory_limit(const KernelDescription& config, const DeviceLimits& device) {
+  const auto reported = static_cast<std::size_t>(device.local_memory_bytes);
+  return config.needs_sm90a && has_warpgroup_mma(device) ? std::max(reported, sm90a_local_memory_bytes) : reported;
+}
+
+// Whether a work-group of `config` runs on the device, for elements of `scalar_size` bytes.
+inline bool config_fits(const KernelDescription& config, const DeviceLimits& device, std::size_t scalar_size) {
+  return work_items_fit(device, config.threads_m, config.threads_n) &&
+         config.local_memory_elements * scalar_size <= local_memory_limit(config, device);
 }
 
 // Throws tilegemm::Error when one buffer of `bytes` (what `what` names) is larger than the device allows.
@@ -345,7 +363,7 @@ inline bool fuses_strips_on(const KernelDescription& config, const DeviceLimits&
   const std::size_t elements = config.strips_share_local_memory
                                    ? std::max<std::size_t>(config.local_memory_elements, strip_stage)
                                    : config.local_memory_elements + strip_stage;
-  return config.fuses_strips && elements * scalar_size <= device.local_memory_bytes;
+  return config.fuses_strips && elements * scalar_size <= local_memory_limit(config, device);
 }
 
 // Whether the strips outside a tiled corner can be multiplied on the device: in the configuration's own launch, or
@@ -378,7 +396,7 @@ inline Plan plan_product(const KernelDescription& config, const GemmShape& s, co
       config.uses_tensor_cores ? require_tensor_cores(config, device, scalar_size, options.math) : MmaKind::none;
   check_work_group(
       device, [&] { return config.name(); }, config.threads_m, config.threads_n,
-      config.local_memory_elements * scalar_size);
+      config.local_memory_elements * scalar_size, local_memory_limit(config, device));
   check_batch_fits(config, s, options);
   Plan plan;
   plan.work = Work::product;

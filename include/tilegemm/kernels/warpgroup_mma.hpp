@@ -34,13 +34,12 @@ inline constexpr char warpgroup_mma_helpers_source[] = R"CLC(
 //
 // Slices pass through SLOTS buffers of local memory, copied AHEAD slices before they are multiplied. wgmma runs
 // asynchronously: each work-item lets the products of one slice run while it goes on to the next (MMA_PENDING), so
-// a buffer is copied into again only once every warp has waited for the products that read it. Two ways to copy:
-// - BULK_COPIES (where local memory has room for 16 bytes of mbarriers per buffer): one work-item starts each slice's
-//   copy with cp.async.bulk (two blocks, A's and B's, contiguous in the core tiles), an mbarrier per buffer says when
-//   it has landed, another when every warp is done with it; no work-group barrier. The buffer whose products were
-//   just waited for is copied into at once, so AHEAD is SLOTS - MMA_PENDING.
-// - otherwise every work-item copies 16 bytes at a time with cp.async, and each slice costs one work-group barrier,
-//   after which the buffer of the slice before the last is free: AHEAD is SLOTS - 1 - MMA_PENDING.
+// a buffer is copied into again only once every warp has waited for the products that read it. One work-item starts
+// each slice's copy by the copy engine (cp.async.bulk: two blocks, A's and B's, contiguous in the core tiles); an
+// mbarrier per buffer says when it has landed, another when every warp is done with it; no work-group barrier. The
+// buffer whose products were just waited for is copied into at once, so AHEAD is SLOTS - MMA_PENDING. (Copies of 16
+// bytes by every work-item with cp.async, with a work-group barrier per slice, ran slower: see
+// warpgroup_barrier_bytes.)
 #define PARTS (TSN / 128)  // parts of 64 x 128 per warpgroup
 #if MMA == MMA_TF32X3
 #define SPLIT 2  // a slice of each operand is its high TF32 part, then its low one (kernels/core_tiles.hpp)
@@ -53,23 +52,19 @@ inline constexpr char warpgroup_mma_helpers_source[] = R"CLC(
 #define SLICE_B (SPLIT * TSN * TSK)
 #define SLICE_BYTES (4 * (SLICE_A + SLICE_B))
 #define SLOTS (STAGES / SPLIT)            // slices in local memory at once
-#define PIECES ((SLICE_A + SLICE_B) / 4)  // 16-byte copies per slice
 #define CORE_BYTES (4 * CORE_ROWS * CORE_COLUMNS)
 #define ROW_GROUP_BYTES (TSK / CORE_COLUMNS * CORE_BYTES)  // 8 rows of a slice
-#if BULK_COPIES
 #define AHEAD (SLOTS - MMA_PENDING)
 #define BARRIERS_AT (SLOTS * SLICE_BYTES)  // bytes into local memory: full[SLOTS], then empty[SLOTS] (8 bytes each)
 #if 4 * LOCAL_ELEMENTS < BARRIERS_AT + 16 * SLOTS
 #error "the local memory of a warpgroup_mma work-group has no room for its mbarriers"
 #endif
-#else
-#define AHEAD (SLOTS - 1 - MMA_PENDING)
-#endif
 #define LOW_PRODUCTS_UP_TO 128
-// tf32x3: slices whose products the tensor cores sum before they are added to acc in FP32. Their sums truncate, so
-// the longer the run the larger the error: 4 kept it within 1.6 times the IEEE kernels' on an H200 (8 reached 2.1),
-// and 2, 4, 8 and 16 ran at the same speed.
-#define SUMMED_SLICES 4
+// tf32x3: how deep the products are that the tensor cores sum before they are added to acc in FP32. Their sums
+// truncate, so the longer the run the larger the error: 32 (4 slices of 8) kept it within 1.6 times the IEEE
+// kernels' on an H200 (64 reached 2.1), and runs of 2 to 16 slices of 8 ran at the same speed.
+#define SUMMED_DEPTH 32
+#define SUMMED_SLICES (TSK < SUMMED_DEPTH ? SUMMED_DEPTH / TSK : 1)
 #define TEXT_OF(x) #x
 #define TEXT(x) TEXT_OF(x)
 
@@ -78,25 +73,6 @@ inline constexpr char warpgroup_mma_helpers_source[] = R"CLC(
 inline ulong matrix_descriptor(const uint address) {
   return (ulong)((address & 0x3ffff) >> 4) | (ulong)(CORE_BYTES >> 4) << 16 | (ulong)(ROW_GROUP_BYTES >> 4) << 32;
 }
-
-#if !BULK_COPIES
-// 16 bytes from global to local memory, asynchronously, and the group and wait of such copies (see tensor_cores).
-inline void copy_16_bytes(const uint to, __global const float* from) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
-}
-inline void end_copy_group() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-inline void wait_for_copy_groups() { asm volatile("cp.async.wait_group " TEXT(AHEAD - 1) ";" ::: "memory"); }
-
-// Starts copying slice s of the work-group's tiles of A and B into local memory at `to`.
-inline void copy_slice(const uint to, __global const float* a, __global const float* b, const int s, const int tid) {
-#pragma unroll
-  for (int l = 0; l < PIECES / THREADS; ++l) {
-    const int e = l * THREADS + tid;
-    __global const float* from = e < SLICE_A / 4 ? a + s * SLICE_A + 4 * e : b + s * SLICE_B + 4 * (e - SLICE_A / 4);
-    copy_16_bytes(to + 16 * e, from);
-  }
-}
-#endif
 
 #define ACCUMULATORS_8(d, i) \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), \
@@ -122,36 +98,6 @@ inline void products_end() { asm volatile(SM90A_ONLY "wgmma.commit_group.sync.al
 #define WAIT_FOR_PRODUCTS(pending) \
   asm volatile(SM90A_ONLY "wgmma.wait_group.sync.aligned " TEXT(pending) ";\n" ::: "memory")
 
-#if !BULK_COPIES
-// Makes the copies that landed in local memory visible to wgmma, which reads it through the async proxy (the copy
-// engine's copies are in that proxy already).
-inline void copies_to_products() { asm volatile(SM90A_ONLY "fence.proxy.async.shared::cta;\n" ::: "memory"); }
-// Starts copying the first slices.
-inline void start_slices(const uint local_base, __global const float* a, __global const float* b, const int count,
-                         const int tid) {
-  for (int s = 0; s < AHEAD; ++s) {
-    if (s < count) copy_slice(local_base + s * SLICE_BYTES, a, b, s, tid);
-    end_copy_group();
-  }
-}
-// Waits until slice s has landed for everyone and every warpgroup's products of slice s - MMA_PENDING - 1 are done
-// (so that its buffer may be copied into again); the slice's address in local memory.
-inline uint slice_ready(const uint local_base, const int s) {
-  wait_for_copy_groups();
-  copies_to_products();
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return local_base + s % SLOTS * SLICE_BYTES;
-}
-// Once slice s's products are issued: starts copying slice s + AHEAD, then lets at most MMA_PENDING groups of
-// products of this work-item run.
-inline void slice_issued(const uint local_base, __global const float* a, __global const float* b, const int s,
-                         const int count, const int tid) {
-  if (s + AHEAD < count) copy_slice(local_base + (s + AHEAD) % SLOTS * SLICE_BYTES, a, b, s + AHEAD, tid);
-  end_copy_group();
-  WAIT_FOR_PRODUCTS(MMA_PENDING);
-}
-
-#else
 // The mbarriers of buffer `slot`: full (one arrival, from the work-item that starts the copy, and the copy's bytes)
 // and empty (one arrival per warp once its products that read the buffer are done).
 inline uint full_barrier(const uint local_base, const int slot) { return local_base + BARRIERS_AT + 8 * slot; }
@@ -217,7 +163,6 @@ inline void slice_issued(const uint local_base, __global const float* a, __globa
     fetch_slice(local_base, a, b, n);
   }
 }
-#endif
 
 // The products of the slice at `slice`, for this warpgroup's 64 rows: tf32, d += a * b; tf32x3, d += a * b of the
 // split operands (d = where from_zero), small terms first (and low x low where low_products), summed on the tensor
@@ -356,20 +301,14 @@ void gemm_warpgroup_mma_strips(GEMM_PARAMETERS(realV), STRIP_PARAMETERS) {
 inline constexpr int warpgroup_pending_products = 1;
 inline constexpr int warpgroup_pipeline_slices = warpgroup_pending_products + 2;
 
-// How slices reach local memory (BULK_COPIES in the kernel text): by the copy engine, with two mbarriers of 8 bytes
-// per buffer, where those fit in the 48 KiB of local memory a work-group gets on NVIDIA's GPUs of compute capability
-// 9.0; else by every work-item, 16 bytes at a time. Measured on an H200 (whole calls at 4096 / 8192, TFLOP/s): tf32
-// 64 x 256 x 8 in 4 buffers 217 / 246 against 209 / 234 with cp.async in the same run; 128 x 128 x 16 in 3 215 / 222
-// and tf32x3 64 x 128 x 8 in 6 78 / 78, against 162 / 176 and 60 / 70 with cp.async in an earlier run. The
-// configurations that fill the 48 KiB (AutoConfig's 64 x 128 x 16 in 4, tf32x3's 64 x 128 x 8 in 8) keep cp.async.
+// The two mbarriers of 8 bytes per buffer (see the kernel text). The copy engine and its mbarriers, measured on an
+// H200 against cp.async by every work-item with a work-group barrier per slice (whole calls at 4096 / 8192,
+// TFLOP/s): tf32 64 x 256 x 8 in 4 buffers 217 / 246 against 209 / 234 in the same run; 128 x 128 x 16 in 3 215 / 222
+// and tf32x3 64 x 128 x 8 in 6 78 / 78, against 162 / 176 and 60 / 70 in an earlier run; 64 x 128 x 16 in 4 240 / 233
+// against 213 / 200.
 inline constexpr int warpgroup_barrier_bytes = 16;
-inline constexpr std::size_t warpgroup_local_bytes = 48 * 1024;
-constexpr std::size_t warpgroup_buffer_elements(const TileShape& t) {
-  return static_cast<std::size_t>(t.stages) * t.tsk * (t.tsm + t.tsn);
-}
-constexpr bool warpgroup_bulk_copies(const TileShape& t) {
-  return (warpgroup_buffer_elements(t) * 4 + warpgroup_barrier_bytes * static_cast<std::size_t>(t.stages)) <=
-         warpgroup_local_bytes;
+constexpr std::size_t warpgroup_local_elements(const TileShape& t) {
+  return static_cast<std::size_t>(t.stages) * (t.tsk * (t.tsm + t.tsn) + warpgroup_barrier_bytes / 4);
 }
 
 // The rules of the warpgroup_mma family (see rules_hold below for their reasons), as predicates on plain values.
@@ -418,17 +357,13 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
     if (!warpgroup_layout(t)) return "the warpgroup_mma family needs WPTM 2, WPTN TSN / 4 and VW 1";
     return warpgroup_stages(t.stages) ? nullptr : "the warpgroup_mma family keeps 3 to 8 slices (Stages)";
   }
-  static constexpr std::size_t local_memory_elements(const TileShape& t) {
-    const std::size_t barriers = warpgroup_bulk_copies(t) ? warpgroup_barrier_bytes / 4 * t.stages : 0;
-    return warpgroup_buffer_elements(t) + barriers;
-  }
+  static constexpr std::size_t local_memory_elements(const TileShape& t) { return warpgroup_local_elements(t); }
   static constexpr void defines(PreambleLines& lines, const TileShape& t) {
     lines.define("STAGES", t.stages);
     lines.define("LOCAL_ELEMENTS", static_cast<long long>(local_memory_elements(t)));
     lines.define("CORE_ROWS", core_rows);
     lines.define("CORE_COLUMNS", core_columns);
     lines.define("MMA_PENDING", warpgroup_pending_products);
-    lines.define("BULK_COPIES", warpgroup_bulk_copies(t) ? 1 : 0);
     fused_strip_defines(lines, t);
   }
   static constexpr TextPiece helpers = piece(warpgroup_mma_helpers.view());

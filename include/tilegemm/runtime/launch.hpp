@@ -20,11 +20,12 @@ inline std::size_t round_up(std::size_t value, std::size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
-// Throws tilegemm::Error before anything is built when a work-group of the given shape cannot run on the device.
-// `what` names the kernel in the message: text, or a function that returns it (worked out only for a message).
+// Throws tilegemm::Error before anything is built when a work-group of the given shape cannot run on the device,
+// which gives a work-group of this kernel `local_limit` bytes of local memory. `what` names the kernel in the
+// message: text, or a function that returns it (worked out only for a message).
 template <class What>
 void check_work_group(const DeviceLimits& device, const What& what_names, std::size_t threads_m, std::size_t threads_n,
-                      std::size_t local_bytes) {
+                      std::size_t local_bytes, std::size_t local_limit) {
   const auto what = [&]() -> std::string {
     if constexpr (std::is_invocable_v<What>) {
       return what_names();
@@ -41,10 +42,10 @@ void check_work_group(const DeviceLimits& device, const What& what_names, std::s
                     std::to_string(device.max_work_group_size) +
                     " in all). Choose a TileConfig with fewer work-items (larger WPTM/WPTN or smaller tiles).");
   }
-  if (local_bytes > device.local_memory_bytes) {
+  if (local_bytes > local_limit) {
     throw Error(CL_OUT_OF_RESOURCES, "tilegemm: " + what() + " needs " + std::to_string(local_bytes) +
                                          " bytes of local memory per work-group but " + device.name + " has " +
-                                         std::to_string(device.local_memory_bytes) +
+                                         std::to_string(local_limit) +
                                          ". Choose a TileConfig with smaller TSK, TSM or TSN.");
   }
 }

@@ -1,0 +1,15 @@
+// runtime/sm90a_local_memory: how much local memory a work-group of a kernel built for sm_90a may have.
+#pragma once
+
+#include <cstddef>
+
+namespace tilegemm::detail {
+
+// 227 KiB, CUDA's limit per block on compute capability 9.0 for a kernel that opts in. NVIDIA's OpenCL reports
+// CL_DEVICE_LOCAL_MEM_SIZE 48 KiB (CUDA's limit without opting in), yet builds and runs the kernels of the sm_90a
+// path (runtime/sm90a_ptx.hpp) with larger arrays in local memory: on an H200 (2026-11-27) wgmma kernels with 64 to
+// 192 KiB built and gave right results (tests/test_kernel_contracts.cpp checks that the driver reports what was
+// planned). A driver that refuses fails the build, a tilegemm::Error.
+inline constexpr std::size_t sm90a_local_memory_bytes = 227 * 1024;
+
+}  // namespace tilegemm::detail
