@@ -79,13 +79,14 @@ using Candidates = std::tuple<tilegemm::Naive<16, 16>,                         /
                               InMode<tilegemm::TensorCores<128, 128, 8, 64, 64, 5>, MathMode::tf32>,     //
                               InMode<tilegemm::TensorCores<256, 128, 8, 64, 64, 3>, MathMode::tf32>,     //
                               // wgmma (compute capability 9.0), TF32 only.
-                              InMode<tilegemm::WarpgroupMma<64, 128, 16, 4>, MathMode::tf32>,   // AutoConfig's
-                              InMode<tilegemm::WarpgroupMma<64, 256, 8, 4>, MathMode::tf32>,    //   (large C)
-                              InMode<tilegemm::WarpgroupMma<128, 128, 8, 6>, MathMode::tf32>,   //
-                              InMode<tilegemm::WarpgroupMma<128, 256, 8, 4>, MathMode::tf32>,   //
-                              InMode<tilegemm::WarpgroupMma<64, 128, 8, 8>, MathMode::tf32x3>,  // AutoConfig's
-                              InMode<tilegemm::WarpgroupMma<64, 128, 8, 6>, MathMode::tf32x3>,  //
-                              InMode<tilegemm::WarpgroupMma<128, 128, 8, 6>, MathMode::tf32x3>>;
+                              InMode<tilegemm::WarpgroupMma<64, 128, 32, 4>, MathMode::tf32>,  // AutoConfig's (small C)
+                              InMode<tilegemm::WarpgroupMma<128, 128, 32, 3>, MathMode::tf32>,    //   (mid)
+                              InMode<tilegemm::WarpgroupMma<128, 256, 32, 3>, MathMode::tf32>,    //   (large C)
+                              InMode<tilegemm::WarpgroupMma<64, 256, 8, 4>, MathMode::tf32>,      // within 48 KiB
+                              InMode<tilegemm::WarpgroupMma<64, 128, 16, 4>, MathMode::tf32>,     //
+                              InMode<tilegemm::WarpgroupMma<64, 128, 16, 8>, MathMode::tf32x3>,   // AutoConfig's
+                              InMode<tilegemm::WarpgroupMma<128, 128, 32, 6>, MathMode::tf32x3>,  //   (large C)
+                              InMode<tilegemm::WarpgroupMma<64, 128, 8, 8>, MathMode::tf32x3>>;   // within 48 KiB
 
 // A candidate's configuration and math mode.
 template <class T>

@@ -457,29 +457,29 @@ TEST_CASE(
   const auto warpgroup = [](const Plan& plan) { return plan.config.family == tilegemm::Family::warpgroup_mma; };
   const Plan plan = plan_default(shape(3073, 3072, 3000), hopper, 4, MathMode::tf32);
   REQUIRE(warpgroup(plan));
-  CHECK(plan.config.name() == "warpgroup_mma 64x128x16 2x32 s4");
+  CHECK(plan.config.name() == "warpgroup_mma 128x128x32 2x32 s3");
   CHECK(plan.variant.mma == MmaKind::tf32);
-  // tf32: all of C in tiles, A packed into core tiles of 64 x 16 and B of 128 x 16 (padded to whole tiles), K padded
-  // to whole slices.
+  // tf32: all of C in tiles, A and B packed into core tiles of 128 x 32 (padded to whole tiles), K padded to whole
+  // slices.
   CHECK(plan.strips == StripWork::none);
   CHECK(plan.corner_m == 3073);
-  CHECK(plan.global[0] == 49 * 32);
+  CHECK(plan.global[0] == 25 * 64);
   CHECK(plan.global[1] == 24 * 4);
-  CHECK(plan.depth == 3008);  // 188 slices of 16
+  CHECK(plan.depth == 3008);  // 94 slices of 32
   for (const OperandPlan* operand : {&plan.a, &plan.b}) {
     CHECK(operand->packed);
-    CHECK(operand->tile_inner == 16);
+    CHECK(operand->tile_inner == 32);
     CHECK(operand->offset == 0);
+    CHECK(operand->tile_outer == 128);
   }
-  CHECK(plan.a.tile_outer == 64);
-  CHECK(plan.b.tile_outer == 128);
-  CHECK(plan.a.outer_padded == 49 * 64);
+  CHECK(plan.a.outer_padded == 25 * 128);
   CHECK(plan.b.outer_padded == 24 * 128);
-  // tf32x3: the 3072 x 3072 corner in tiles (64 x 128, 8 deep), the last row of C by the strip code in the same
-  // launch: 96 work-groups of 32 columns, in 2 rows of work-groups past the tiles' 24 (dimension 1, 48 per row).
+  // tf32x3 (4 tiles of 128 x 128 per compute unit: 600): the 3072 x 3072 corner in tiles 32 deep, the last row of C
+  // by the strip code in the same launch: 96 work-groups of 32 columns, in 4 rows of work-groups past the tiles' 24
+  // (dimension 1, 24 per row).
   const Plan split = plan_default(shape(3073, 3072, 3000), hopper, 4, MathMode::tf32x3);
   REQUIRE(warpgroup(split));
-  CHECK(split.config.name() == "warpgroup_mma 64x128x8 2x32 s8");
+  CHECK(split.config.name() == "warpgroup_mma 128x128x32 2x32 s6");
   CHECK(split.variant.mma == MmaKind::tf32x3);
   CHECK(split.strips == StripWork::fused);
   CHECK(split.variant.strips);
@@ -488,23 +488,31 @@ TEST_CASE(
   CHECK(split.strip_groups.right == 0);
   CHECK(split.strip_groups.bottom == 96);
   CHECK(split.tile_rows == 24);
-  CHECK(split.global[0] == 48 * 32);
-  CHECK(split.global[1] == (24 + 2) * 4);
-  CHECK(split.depth == 3000);
+  CHECK(split.global[0] == 24 * 64);
+  CHECK(split.global[1] == (24 + 4) * 4);
+  CHECK(split.depth == 3008);
   CHECK(split.a.parts == 2);
-  CHECK(split.a.outer_padded == 48 * 64);
-  // Strips wider than 16 (3000 = 46 x 64 + 56): all of C in tiles, the packed copies padded.
+  CHECK(split.a.outer_padded == 24 * 128);
+  // Strips wider than 16 (3000 = 23 x 128 + 56): all of C in tiles, the packed copies padded.
   const Plan whole = plan_default(shape(3000, 3000, 3000), hopper, 4, MathMode::tf32x3);
   REQUIRE(warpgroup(whole));
   CHECK(whole.strips == StripWork::none);
   CHECK(whole.corner_m == 3000);
-  CHECK(whole.global[0] == 47 * 32);
-  CHECK(whole.a.outer_padded == 47 * 64);
-  // 64 x 256 tiles where C has 6 of them per compute unit (792 on the H200: 4096^2 has 1024, 3584^2 784).
-  CHECK(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32).config.name() ==
-        "warpgroup_mma 64x256x8 2x64 s4");
-  CHECK(plan_default(shape(3584, 3584, 3584), hopper, 4, MathMode::tf32).config.name() ==
-        "warpgroup_mma 64x128x16 2x32 s4");
+  CHECK(whole.global[0] == 24 * 64);
+  CHECK(whole.a.outer_padded == 24 * 128);
+  // tf32: 128 x 256 tiles where C has 8 of them per compute unit (1056 on the H200: 6144^2 has 1152, 5632^2 968);
+  // 128 x 128 where it has one of those per compute unit (1536^2 has 144, 1408^2 121), 64 x 128 below.
+  const auto name = [&](int n, MathMode math) { return plan_default(shape(n, n, n), hopper, 4, math).config.name(); };
+  CHECK(name(6144, MathMode::tf32) == "warpgroup_mma 128x256x32 2x64 s3");
+  CHECK(name(5632, MathMode::tf32) == "warpgroup_mma 128x128x32 2x32 s3");
+  CHECK(name(4096, MathMode::tf32) == "warpgroup_mma 128x128x32 2x32 s3");
+  CHECK(name(1536, MathMode::tf32) == "warpgroup_mma 128x128x32 2x32 s3");
+  CHECK(name(1408, MathMode::tf32) == "warpgroup_mma 64x128x32 2x32 s4");
+  // tf32x3: 128 x 128 tiles 32 deep in 6 buffers where C has 4 of them per compute unit (2944^2 has 529, 2816^2
+  // 484), 64 x 128 x 16 in 8 below.
+  CHECK(name(8192, MathMode::tf32x3) == "warpgroup_mma 128x128x32 2x32 s6");
+  CHECK(name(2944, MathMode::tf32x3) == "warpgroup_mma 128x128x32 2x32 s6");
+  CHECK(name(2816, MathMode::tf32x3) == "warpgroup_mma 64x128x16 2x32 s8");
   // Not below a 64 x 128 tile for half the compute units (66 of the H200's 132: 768^2 has 72, 640^2 50), nor in
   // ieee, in double, or on other compute capabilities (8.0 lacks wgmma; 10.0's PTX has no sm_90a instructions).
   CHECK(warpgroup(plan_default(shape(1025, 1025, 1025), hopper, 4, MathMode::tf32x3)));
@@ -513,9 +521,6 @@ TEST_CASE(
   CHECK(!warpgroup(plan_default(shape(640, 640, 640), hopper, 4, MathMode::tf32)));
   CHECK(!warpgroup(plan_default(shape(640, 640, 640), hopper, 4, MathMode::tf32x3)));
   CHECK(warpgroup(plan_default(shape(1536, 1536, 256), hopper, 4, MathMode::tf32)));
-  // tf32x3: 64 x 128 tiles in 8 buffers (4 slices of two TF32 parts of each operand), at every size.
-  CHECK(plan_default(shape(8192, 8192, 8192), hopper, 4, MathMode::tf32x3).config.name() ==
-        "warpgroup_mma 64x128x8 2x32 s8");
   CHECK(!warpgroup(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::ieee)));
   CHECK(!warpgroup(plan_default(shape(4096, 4096, 4096), hopper, 8, MathMode::tf32)));
   for (int capability : {80, 89, 100}) {
@@ -554,6 +559,24 @@ TEST_CASE("a warpgroup_mma configuration is refused where it cannot run, before 
              CONTAINS_ALL2("the math mode ieee rules them out", "Choose MathMode::tf32x3 or MathMode::tf32"));
   CHECK(refusal(h200_with_tensor_cores(), 4, MathMode::tf32) == "planned");
   CHECK(refusal(h200_with_tensor_cores(), 4, MathMode::tf32x3) == "planned");
+  // Local memory: the device reports 48 KiB, but a kernel of sm_90a may have 227 KiB (runtime/sm90a_local_memory.hpp);
+  // 128 x 256 x 32 in 3 buffers takes 144 KiB and 48 bytes, in 6 buffers more than 227 KiB.
+  const KernelDescription deep = describe<tilegemm::WarpgroupMma<128, 256, 32, 3>>;
+  CHECK(local_memory_limit(deep, h200_with_tensor_cores()) == 227 * 1024);
+  CHECK(local_memory_limit(deep, ampere) == 48 * 1024);
+  CHECK(local_memory_limit(describe<tilegemm::TensorCores<128, 128, 16, 64, 32, 3>>, h200_with_tensor_cores()) ==
+        48 * 1024);
+  CHECK(config_fits(deep, h200_with_tensor_cores(), 4));
+  options.math = MathMode::tf32;
+  CHECK(plan_product(deep, shape(4096, 4096, 4096), h200_with_tensor_cores(), 4, options).config.name() == deep.name());
+  try {
+    plan_product(describe<tilegemm::WarpgroupMma<128, 256, 32, 6>>, shape(4096, 4096, 4096), h200_with_tensor_cores(),
+                 4, options);
+    FAIL("a warpgroup_mma configuration of 288 KiB was planned");
+  } catch (const tilegemm::Error& e) {
+    CHECK(e.code() == CL_OUT_OF_RESOURCES);
+    CHECK_THAT(e.what(), CONTAINS_ALL2("needs 295008 bytes of local memory", "has 232448"));
+  }
   // tf32x3's slices take two buffers each (high and low parts): 6 stages at least.
   options.math = MathMode::tf32x3;
   try {

@@ -32,12 +32,14 @@ using FloatLarge = tilegemm::TensorCores<128, 128, 8, 64, 64, 5>;
 using FloatOdd = tilegemm::TensorCores<96, 96, 16, 48, 48, 3>;
 using DoubleOdd = tilegemm::TensorCores<96, 96, 4, 48, 24, 4>;
 
-// The warpgroup_mma family (wgmma, TF32, compute capability 9.0): AutoConfig's choice there, one warpgroup with
-// deeper slices, and tiles of 256 columns (two parts per warpgroup).
+// The warpgroup_mma family (wgmma, TF32, compute capability 9.0): two warpgroups with slices 8 deep within 48 KiB,
+// and AutoConfig's choices there, whose slices take up to 192 KiB of local memory (runtime/sm90a_local_memory.hpp).
 using Warpgroup = tilegemm::WarpgroupMma<128, 128, 8, 6>;
-using WarpgroupSmall = tilegemm::WarpgroupMma<64, 128, 16, 4>;      // AutoConfig's tf32
-using WarpgroupWide = tilegemm::WarpgroupMma<64, 256, 8, 4>;        // AutoConfig's tf32 for large C
-using WarpgroupSmallSplit = tilegemm::WarpgroupMma<64, 128, 8, 8>;  // AutoConfig's tf32x3
+using WarpgroupSmall = tilegemm::WarpgroupMma<64, 128, 32, 4>;       // AutoConfig's tf32 for small C
+using WarpgroupDeep = tilegemm::WarpgroupMma<128, 128, 32, 3>;       // tf32
+using WarpgroupWide = tilegemm::WarpgroupMma<128, 256, 32, 3>;       // tf32 for large C
+using WarpgroupSmallSplit = tilegemm::WarpgroupMma<64, 128, 16, 8>;  // tf32x3 for small C
+using WarpgroupDeepSplit = tilegemm::WarpgroupMma<128, 128, 32, 6>;  // tf32x3
 
 bool device_has_tensor_cores(const cl::CommandQueue& queue) {
   return tilegemm::detail::has_tensor_cores(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()));
@@ -314,9 +316,12 @@ TEST_CASE("warpgroup_mma is refused without wgmma, in double and in ieee, and ru
   }
 WARPGROUP_CASE(Warpgroup, "warpgroup_mma 128x128x8 s6 float tf32, every shape and transpose", MathMode::tf32)
 WARPGROUP_CASE(Warpgroup, "warpgroup_mma 128x128x8 s6 float tf32x3, every shape and transpose", MathMode::tf32x3)
-WARPGROUP_CASE(WarpgroupSmall, "warpgroup_mma 64x128x16 s4 float tf32, every shape and transpose", MathMode::tf32)
-WARPGROUP_CASE(WarpgroupWide, "warpgroup_mma 64x256x8 s4 float tf32, every shape and transpose", MathMode::tf32)
-WARPGROUP_CASE(WarpgroupSmallSplit, "warpgroup_mma 64x128x8 s8 float tf32x3, every shape and transpose",
+WARPGROUP_CASE(WarpgroupSmall, "warpgroup_mma 64x128x32 s4 float tf32, every shape and transpose", MathMode::tf32)
+WARPGROUP_CASE(WarpgroupDeep, "warpgroup_mma 128x128x32 s3 float tf32, every shape and transpose", MathMode::tf32)
+WARPGROUP_CASE(WarpgroupWide, "warpgroup_mma 128x256x32 s3 float tf32, every shape and transpose", MathMode::tf32)
+WARPGROUP_CASE(WarpgroupSmallSplit, "warpgroup_mma 64x128x16 s8 float tf32x3, every shape and transpose",
+               MathMode::tf32x3)
+WARPGROUP_CASE(WarpgroupDeepSplit, "warpgroup_mma 128x128x32 s6 float tf32x3, every shape and transpose",
                MathMode::tf32x3)
 
 TEST_CASE("the double path of compute capability 8.x (m8n8k4), on a newer GPU described as 8.0",
@@ -347,10 +352,11 @@ TEST_CASE("AutoConfig takes the tensor cores in each mode where they run, with a
 TEST_CASE("tf32x3 is as accurate as the IEEE kernels, K from 16 to 65536, uniform and wide-range data",
           "[tensor_cores][gpu][accuracy]") {
   if (!device_has_tensor_cores(tilegemm::default_queue())) return;
-  // Where there is wgmma (compute capability 9.0), the warpgroup_mma family's tf32x3 too (AutoConfig's configuration).
+  // Where there is wgmma (compute capability 9.0), the warpgroup_mma family's tf32x3 too (AutoConfig's
+  // configurations: slices 16 deep, summed on the tensor cores two at a time, and 32 deep, one at a time).
   const bool wgmma = device_has_warpgroup_mma(tilegemm::default_queue());
-  std::printf("%-8s %-8s %12s %12s %12s %12s %12s %12s\n", "data", "K", "ieee", "tf32x3", "tf32", "tf32x3/ieee",
-              "wgmma tf32x3", "wgmma/ieee");
+  std::printf("%-8s %-8s %12s %12s %12s %12s %12s %12s %12s\n", "data", "K", "ieee", "tf32x3", "tf32", "tf32x3/ieee",
+              "wgmma tf32x3", "wgmma/ieee", "deep/ieee");
   for (bool wide : {false, true}) {
     for (int k : {16, 128, 256, 4096, 65536}) {
       const int m = 64, n = 64;
@@ -362,12 +368,15 @@ TEST_CASE("tf32x3 is as accurate as the IEEE kernels, K from 16 to 65536, unifor
       const double tf32 = scaled_error(float_product<Small>(a, b, MathMode::tf32), ad, bd);
       const double warpgroup =
           wgmma ? scaled_error(float_product<WarpgroupSmallSplit>(a, b, MathMode::tf32x3), ad, bd) : 0;
-      std::printf("%-8s %-8d %12.3g %12.3g %12.3g %12.2f %12.3g %12.2f\n", wide ? "2^+-20" : "uniform", k, ieee, tf32x3,
-                  tf32, tf32x3 / ieee, warpgroup, warpgroup / ieee);
-      INFO((wide ? "wide-range" : "uniform") << " data, K = " << k << ": scaled errors ieee " << ieee << ", tf32x3 "
-                                             << tf32x3 << ", tf32 " << tf32 << ", wgmma tf32x3 " << warpgroup);
+      const double deep = wgmma ? scaled_error(float_product<WarpgroupDeepSplit>(a, b, MathMode::tf32x3), ad, bd) : 0;
+      std::printf("%-8s %-8d %12.3g %12.3g %12.3g %12.2f %12.3g %12.2f %12.2f\n", wide ? "2^+-20" : "uniform", k, ieee,
+                  tf32x3, tf32, tf32x3 / ieee, warpgroup, warpgroup / ieee, deep / ieee);
+      INFO((wide ? "wide-range" : "uniform")
+           << " data, K = " << k << ": scaled errors ieee " << ieee << ", tf32x3 " << tf32x3 << ", tf32 " << tf32
+           << ", wgmma tf32x3 " << warpgroup << ", deep " << deep);
       CHECK(tf32x3 <= 2 * ieee);
       CHECK(warpgroup <= 2 * ieee);
+      CHECK(deep <= 2 * ieee);
       CHECK(tf32 <= (k + 2) * 0x1p-24 + 2 * tf32_rounding);  // TF32's rounding of both operands, then FP32 sums
       CHECK(tf32 > tf32x3);                                  // the mode did take effect
     }

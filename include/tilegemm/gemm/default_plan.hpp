@@ -91,7 +91,7 @@ inline constexpr std::array<CandidateModel, 5> gpu_models = {{
 // Whether the device can run candidate `choice` for elements of `scalar_size` bytes.
 inline bool candidate_fits(std::size_t choice, const DeviceLimits& device, std::size_t scalar_size) {
   const KernelDescription& c = default_candidates[choice];
-  return work_group_fits(device, c.threads_m, c.threads_n, c.local_memory_elements * scalar_size);
+  return config_fits(c, device, scalar_size);
 }
 
 // For devices that none of the others fit: the first of the small-work-group candidates that fits (one
@@ -180,8 +180,7 @@ inline void odd_sizes_whole(Plan& plan, const GemmShape& s, const DeviceLimits& 
                             MathMode math) {
   const KernelDescription& odd =
       tensor_candidates[scalar_size == sizeof(double) ? tensor_double_odd : tensor_float_odd];
-  if (tiles_of(s, odd.tile) > static_cast<long long>(device.compute_units) ||
-      !work_group_fits(device, odd.threads_m, odd.threads_n, odd.local_memory_elements * scalar_size)) {
+  if (tiles_of(s, odd.tile) > static_cast<long long>(device.compute_units) || !config_fits(odd, device, scalar_size)) {
     return;
   }
   try {
@@ -199,28 +198,36 @@ inline void odd_sizes_whole(Plan& plan, const GemmShape& s, const DeviceLimits& 
 // 1024's 128 put one, and at 4097 from 76.9 to 81.2 (the remainder kernel's launch instead: 33.1 at 1025); tf32,
 // whose products take less than half as long, lost to the strips' SIMT arithmetic: 189 against 209 at 4097.
 // Smaller products keep mma.sync's plans, and so do batches (the family's batched launch has not run on a GPU yet).
-// Measured on an H200 (2026-11-27, benchmarks/h200-wgmma.csv, whole calls, TFLOP/s): one warpgroup per work-group and
-// several work-groups per compute unit ran fastest, and what counts most is how many slices are copied ahead (AHEAD
-// in the kernel). tf32x3: 64 x 128 tiles in 8 buffers (4 slices of high and low parts, 2 ahead) 84.0 and 80.4 at
-// 4096 and 8192, against 59.7 and 70.6 with 6 (1 ahead). tf32: 64 x 128 tiles 16 deep in 4 buffers (48 KiB, copied
-// with cp.async) for smaller C, 174 at 3000 and 184 at 3072 (64 x 256: 165, 174); 64 x 256 tiles 8 deep in 4 buffers
-// (copied by the copy engine) where C has 6 of those per compute unit, 214 at 4096, 208 at 4097, 246 at 6144 and 247
-// at 8192 (64 x 128: 216, 191, 202, 199). At 768^2 (72 tiles on 132 compute units) wgmma still beat mma.sync: 21.5
-// against 18.1 in tf32x3, 30.6 against 28.6 in tf32.
-inline constexpr KernelDescription warpgroup_tf32 = describe<WarpgroupMma<64, 128, 16, 4>>;
-inline constexpr KernelDescription warpgroup_tf32_large = describe<WarpgroupMma<64, 256, 8, 4>>;
-inline constexpr KernelDescription warpgroup_tf32x3 = describe<WarpgroupMma<64, 128, 8, 8>>;
-inline constexpr int warpgroup_large_tiles_per_unit = 6;
+// The tiles, measured on an H200 (2026-11-27, benchmarks/h200-wgmma-tiles.csv, whole calls, TFLOP/s at 1024 / 2048 /
+// 3072 / 4096 / 4097 / 8192): deep slices in local memory beyond the 48 KiB the device reports
+// (runtime/sm90a_local_memory.hpp) ran fastest, where 48 KiB had held tf32 to 227 / 213 at 4096 / 8192.
+// - tf32: 128 x 256 x 32 in 3 buffers (144 KiB, one work-group per compute unit) 51 / 204 / 204 / 281 / 230 / 315;
+//   128 x 128 x 32 in 3 (96 KiB) 63 / 200 / 222 / 273 / 236 / 264; 64 x 128 x 32 in 4 (96 KiB) 70 / 189 / 215 / 246
+//   / 216 / 212. The large tiles from 8 per compute unit (6144^2 up), so that 4097 (561 of them on 132 units: five
+//   rounds where 4096 takes four) is not 0.82 of 4096; the smallest where 128 x 128 tiles leave compute units idle.
+// - tf32x3: 128 x 128 x 32 in 6 buffers (192 KiB) 42 / 95 / 97 / 110 / 97 / 102; 64 x 128 x 16 in 8 (96 KiB)
+//   46 / 91 / 93 / 101 / 92 / 88.
+inline constexpr KernelDescription warpgroup_tf32_small = describe<WarpgroupMma<64, 128, 32, 4>>;
+inline constexpr KernelDescription warpgroup_tf32 = describe<WarpgroupMma<128, 128, 32, 3>>;
+inline constexpr KernelDescription warpgroup_tf32_large = describe<WarpgroupMma<128, 256, 32, 3>>;
+inline constexpr KernelDescription warpgroup_tf32x3_small = describe<WarpgroupMma<64, 128, 16, 8>>;
+inline constexpr KernelDescription warpgroup_tf32x3 = describe<WarpgroupMma<128, 128, 32, 6>>;
+inline constexpr int warpgroup_large_tiles_per_unit = 8;
+inline constexpr int warpgroup_tf32x3_tiles_per_unit = 4;
+inline const KernelDescription& warpgroup_choice(const GemmShape& s, long long units, MathMode math) {
+  if (math == MathMode::tf32x3) {
+    return tiles_of(s, warpgroup_tf32x3.tile) >= warpgroup_tf32x3_tiles_per_unit * units ? warpgroup_tf32x3
+                                                                                         : warpgroup_tf32x3_small;
+  }
+  if (tiles_of(s, warpgroup_tf32_large.tile) >= warpgroup_large_tiles_per_unit * units) return warpgroup_tf32_large;
+  return tiles_of(s, warpgroup_tf32.tile) >= units ? warpgroup_tf32 : warpgroup_tf32_small;
+}
 inline bool plan_warpgroup_mma(Plan& plan, const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
                                MathMode math) {
   const long long units = static_cast<long long>(device.compute_units);
-  const KernelDescription& config = math == MathMode::tf32x3 ? warpgroup_tf32x3
-                                    : tiles_of(s, warpgroup_tf32_large.tile) >= warpgroup_large_tiles_per_unit * units
-                                        ? warpgroup_tf32_large
-                                        : warpgroup_tf32;
+  const KernelDescription& config = warpgroup_choice(s, units, math);
   if (scalar_size == sizeof(double) || math == MathMode::ieee || !has_warpgroup_mma(device) || s.batch > 1 ||
-      2 * tiles_of(s, warpgroup_tf32x3.tile) < units ||
-      !work_group_fits(device, config.threads_m, config.threads_n, config.local_memory_elements * scalar_size)) {
+      2 * tiles_of(s, warpgroup_tf32_small.tile) < units || !config_fits(config, device, scalar_size)) {
     return false;
   }
   try {
@@ -250,7 +257,7 @@ inline bool plan_tensor_cores(Plan& plan, const GemmShape& s, const DeviceLimits
   const long long large_tiles = tiles_of(s, t) * std::max(s.batch, 1);  // a batch's tiles are all in one launch
   for (std::size_t choice : {large_tiles >= static_cast<long long>(device.compute_units) ? large : small, small}) {
     const KernelDescription& config = tensor_candidates[choice];
-    if (!work_group_fits(device, config.threads_m, config.threads_n, config.local_memory_elements * scalar_size)) {
+    if (!config_fits(config, device, scalar_size)) {
       continue;
     }
     const PlanOptions options = corner_options(config, s, device, scalar_size, math, s.batch > 1);
@@ -270,7 +277,7 @@ inline bool plan_tensor_cores(Plan& plan, const GemmShape& s, const DeviceLimits
 // decides then). Tiled corner and strips as for the model's candidates.
 inline bool plan_tuned(Plan& plan, const KernelDescription& config, const GemmShape& s, const DeviceLimits& device,
                        std::size_t scalar_size, MathMode math) {
-  if (!work_group_fits(device, config.threads_m, config.threads_n, config.local_memory_elements * scalar_size) ||
+  if (!config_fits(config, device, scalar_size) ||
       (config.uses_tensor_cores && (!has_tensor_cores(device) || !math_allows_tensor_cores(scalar_size, math)))) {
     return false;
   }
