@@ -19,8 +19,9 @@ using TooLarge = tilegemm::Prefetch<256, 256, 128, 8, 8, 4>;
 // Tensor cores through mma.sync: NVIDIA GPUs of compute capability 8.0 and newer only (elsewhere gpu_gemm throws
 // tilegemm::Error with CL_INVALID_DEVICE); float in a tensor-core math mode (below), double always.
 using TensorCores = tilegemm::TensorCores<128, 128, 16, 64, 64, 2>;
-// Tensor cores through wgmma, TF32: NVIDIA GPUs of compute capability 9.0 (H100, H200) only.
-using Warpgroup = tilegemm::WarpgroupMma<64, 128, 16, 4>;
+// Tensor cores through wgmma, TF32: NVIDIA GPUs of compute capability 9.0 (H100, H200) only. Its slices take 96 KiB
+// of local memory, past the 48 KiB the device reports: wgmma kernels may have 227 KiB there.
+using Warpgroup = tilegemm::WarpgroupMma<128, 128, 32, 3>;
 // TF32 keeps 10 bits of mantissa: its products are off by about 1e-4 to 1e-3 of their terms.
 constexpr double tf32_tolerance = 1e-2;
 

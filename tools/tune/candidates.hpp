@@ -97,11 +97,11 @@ inline constexpr std::array<Candidate, 47> other_candidates = {{
     {Family::tensor_cores, {128, 128, 8, 8, 16, 4, 5}},   // <128, 128, 8, 64, 64, 5>
     {Family::tensor_cores, {96, 96, 16, 6, 12, 4, 3}},    // <96, 96, 16, 48, 48, 3>: sizes just past the tiles
     {Family::tensor_cores, {96, 96, 4, 6, 6, 4, 4}},      // <96, 96, 4, 48, 24, 4>
-    {Family::warpgroup_mma, {64, 128, 16, 2, 32, 1, 4}},  // WarpgroupMma<64, 128, 16, 4>: tf32's default on 9.0
-    {Family::warpgroup_mma, {64, 256, 8, 2, 64, 1, 4}},   // <64, 256, 8, 4>: tf32's for large C
-    {Family::warpgroup_mma, {64, 128, 8, 2, 32, 1, 8}},   // <64, 128, 8, 8>: tf32x3's
-    {Family::warpgroup_mma, {64, 128, 8, 2, 32, 1, 6}},   // <64, 128, 8, 6>
-    {Family::warpgroup_mma, {128, 128, 8, 2, 32, 1, 6}},  // <128, 128, 8, 6>: two warpgroups
+    {Family::warpgroup_mma, {128, 128, 32, 2, 32, 1, 3}},  // WarpgroupMma<128, 128, 32, 3>: tf32's default on 9.0
+    {Family::warpgroup_mma, {128, 256, 32, 2, 64, 1, 3}},  // <128, 256, 32, 3>: tf32's for large C
+    {Family::warpgroup_mma, {64, 128, 32, 2, 32, 1, 4}},   // <64, 128, 32, 4>: tf32's for small C
+    {Family::warpgroup_mma, {128, 128, 32, 2, 32, 1, 6}},  // <128, 128, 32, 6>: tf32x3's
+    {Family::warpgroup_mma, {64, 128, 16, 2, 32, 1, 8}},   // <64, 128, 16, 8>: tf32x3's for small C
 }};
 
 constexpr bool all_valid() {

@@ -200,7 +200,8 @@ inline void odd_sizes_whole(Plan& plan, const GemmShape& s, const DeviceLimits& 
 // Smaller products keep mma.sync's plans, and so do batches (the family's batched launch has not run on a GPU yet).
 // The tiles, measured on an H200 (2026-11-27, benchmarks/h200-wgmma-tiles.csv, whole calls, TFLOP/s at 1024 / 2048 /
 // 3072 / 4096 / 4097 / 8192): deep slices in local memory beyond the 48 KiB the device reports
-// (runtime/sm90a_local_memory.hpp) ran fastest, where 48 KiB had held tf32 to 227 / 213 at 4096 / 8192.
+// (runtime/sm90a_local_memory.hpp) ran fastest, where 48 KiB had held tf32 to 218 / 245 at 4096 / 8192 (64 x 256 x 8
+// in 4 buffers).
 // - tf32: 128 x 256 x 32 in 3 buffers (144 KiB, one work-group per compute unit) 51 / 204 / 204 / 281 / 230 / 315;
 //   128 x 128 x 32 in 3 (96 KiB) 63 / 200 / 222 / 273 / 236 / 264; 64 x 128 x 32 in 4 (96 KiB) 70 / 189 / 215 / 246
 //   / 216 / 212. The large tiles from 8 per compute unit (6144^2 up), so that 4097 (561 of them on 132 units: five
