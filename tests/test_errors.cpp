@@ -541,3 +541,17 @@ TEST_CASE("a device copy larger than the device's largest buffer is refused with
   const Matrix<float> c = tilegemm::gpu_gemm(test_queue(), b.transpose(), b);  // 20 x 20 fits
   CHECK(compare_with_reference<float>(c, 1, b.transpose(), b, 0, c) == "");
 }
+
+TEST_CASE("a device whose driver refused a wgmma kernel more local memory stays marked for the process", "[errors]") {
+  // run_gemm marks the device when AutoConfig's wgmma plan, past the local memory the device reports, fails to build
+  // or launch (runtime/sm90a_local_memory.hpp); later calls read the mark with the device's limits. On a device
+  // without wgmma the mark changes no plan, so marking the default device here is harmless to the other tests.
+  const cl::Device device = tilegemm::default_queue().getInfo<CL_QUEUE_DEVICE>();
+  const tilegemm::detail::DeviceLimits before = tilegemm::detail::device_limits(device);
+  if (tilegemm::detail::has_warpgroup_mma(before)) return;  // would change this process's plans on an H100 or H200
+  tilegemm::detail::note_sm90a_local_memory_refused(device);
+  const tilegemm::detail::DeviceLimits after = tilegemm::detail::device_limits(device);
+  CHECK(after.sm90a_local_memory_refused);
+  CHECK(after.name == before.name);
+  CHECK(after.local_memory_bytes == before.local_memory_bytes);
+}

@@ -567,6 +567,25 @@ TEST_CASE("a warpgroup_mma configuration is refused where it cannot run, before 
   CHECK(local_memory_limit(describe<tilegemm::TensorCores<128, 128, 16, 64, 32, 3>>, h200_with_tensor_cores()) ==
         48 * 1024);
   CHECK(config_fits(deep, h200_with_tensor_cores(), 4));
+  // Where the driver refused it (run_gemm marks the device), only what the device reports, and AutoConfig plans
+  // within that: mma.sync's tensor_cores family on this description, in both modes.
+  DeviceLimits refused = h200_with_tensor_cores();
+  refused.sm90a_local_memory_refused = true;
+  CHECK(local_memory_limit(deep, refused) == 48 * 1024);
+  CHECK(!config_fits(deep, refused, 4));
+  for (MathMode math : {MathMode::tf32, MathMode::tf32x3}) {
+    const Plan within = plan_default(shape(4096, 4096, 4096), refused, 4, math);
+    CHECK(within.config.family == tilegemm::Family::tensor_cores);
+    CHECK(within.config.local_memory_elements * 4 <= 48 * 1024);
+    const Plan wide = plan_default(shape(4096, 4096, 4096), h200_with_tensor_cores(), 4, math);
+    CHECK(beyond_reported_local_memory(wide, h200_with_tensor_cores(), 4));
+    CHECK(!beyond_reported_local_memory(within, refused, 4));
+  }
+  // The errors that say the driver refused it: a failed build (of the source or of the retargeted PTX) or launch.
+  CHECK(refuses_local_memory(tilegemm::Error(CL_BUILD_PROGRAM_FAILURE, "build")));
+  CHECK(refuses_local_memory(tilegemm::Error(CL_INVALID_BINARY, "binary")));
+  CHECK(refuses_local_memory(tilegemm::Error(CL_OUT_OF_RESOURCES, "launch")));
+  CHECK(!refuses_local_memory(tilegemm::Error(CL_MEM_OBJECT_ALLOCATION_FAILURE, "a buffer")));
   options.math = MathMode::tf32;
   CHECK(plan_product(deep, shape(4096, 4096, 4096), h200_with_tensor_cores(), 4, options).config.name() == deep.name());
   try {

@@ -61,7 +61,23 @@ TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescripti
   options.math = math_mode();
   const Plan plan = plan_gemm(config, p.shape, p.alpha.value == 0, call.limits, p.scalar_size(), options);
   report_choice(plan, p.shape, call.limits, p.scalar_size(), options.math);
-  return execute(call, plan, p, wait);
+  try {
+    return execute(call, plan, p, wait);
+  } catch (const Error& e) {
+    // The default choice may take more local memory than the device reports (runtime/sm90a_local_memory.hpp). Where
+    // the driver refuses it, the device is marked and the product planned again within what the device reports. C is
+    // not written before the product kernel runs, so the product starts afresh.
+    if (config != nullptr || !beyond_reported_local_memory(plan, call.limits, p.scalar_size()) ||
+        !refuses_local_memory(e)) {
+      throw;
+    }
+    note_sm90a_local_memory_refused(call.device);
+    CallContext within = call;
+    within.limits.sm90a_local_memory_refused = true;
+    const Plan fallback = plan_gemm(nullptr, p.shape, false, within.limits, p.scalar_size(), options);
+    report_choice(fallback, p.shape, within.limits, p.scalar_size(), options.math);
+    return execute(within, fallback, p, wait);
+  }
 }
 #endif
 

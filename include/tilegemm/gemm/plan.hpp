@@ -132,7 +132,19 @@ inline bool work_group_fits(const DeviceLimits& device, std::size_t threads_m, s
 // for sm_90a on a GPU of compute capability 9.0 what NVIDIA's driver gives it there (runtime/sm90a_local_memory.hpp).
 inline std::size_t local_memory_limit(const KernelDescription& config, const DeviceLimits& device) {
   const auto reported = static_cast<std::size_t>(device.local_memory_bytes);
-  return config.needs_sm90a && has_warpgroup_mma(device) ? std::max(reported, sm90a_local_memory_bytes) : reported;
+  const bool wider = config.needs_sm90a && has_warpgroup_mma(device) && !device.sm90a_local_memory_refused;
+  return wider ? std::max(reported, sm90a_local_memory_bytes) : reported;
+}
+
+// Whether the plan's kernel takes more local memory than the device reports (runtime/sm90a_local_memory.hpp).
+inline bool beyond_reported_local_memory(const Plan& plan, const DeviceLimits& device, std::size_t scalar_size) {
+  return plan.work == Work::product && plan.config.local_memory_elements * scalar_size > device.local_memory_bytes;
+}
+
+// Whether a tilegemm::Error from running such a plan is the driver refusing that memory: its program's build, or its
+// launch, failed.
+inline bool refuses_local_memory(const Error& e) {
+  return e.code() == CL_BUILD_PROGRAM_FAILURE || e.code() == CL_INVALID_BINARY || e.code() == CL_OUT_OF_RESOURCES;
 }
 
 // Whether a work-group of `config` runs on the device, for elements of `scalar_size` bytes.

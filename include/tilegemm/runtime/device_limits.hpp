@@ -30,6 +30,9 @@ struct DeviceLimits {
   // NVIDIA's compute capability as major * 10 + minor (90 on an H100 or H200), read through the
   // cl_nv_device_attribute_query extension; 0 on other devices. The tensor_cores family needs 80 or more.
   int compute_capability = 0;
+  // Whether a build or launch failed for a kernel of sm_90a that had more local memory than the device reports
+  // (runtime/sm90a_local_memory.hpp): such kernels then get only what it reports.
+  bool sm90a_local_memory_refused = false;
 };
 
 // cl_nv_device_attribute_query's queries (CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV and _MINOR_NV in cl_ext.h, which
@@ -49,15 +52,27 @@ inline int compute_capability_of(const cl::Device& device) {
   return static_cast<int>(major * 10 + minor);
 }
 
+// The limits read so far, per device, and their lock (leaked on purpose, see queue.hpp).
+struct DeviceTable {
+  std::map<cl_device_id, DeviceLimits> known;
+  std::mutex mutex;
+};
+TILEGEMM_ENTRY DeviceTable& device_table();
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY DeviceTable& device_table() {
+  static auto* table = new DeviceTable;
+  return *table;
+}
+#endif
+
 // A copy, so that no reference into the shared table escapes its lock.
 TILEGEMM_ENTRY DeviceLimits device_limits(const cl::Device& device);
 #if TILEGEMM_ENTRY_BODIES
 TILEGEMM_ENTRY DeviceLimits device_limits(const cl::Device& device) {
-  static auto* known = new std::map<cl_device_id, DeviceLimits>;  // leaked on purpose, see queue.hpp
-  static auto* mutex = new std::mutex;
-  std::lock_guard<std::mutex> lock(*mutex);
-  auto found = known->find(device());
-  if (found != known->end()) return found->second;
+  DeviceTable& table = device_table();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  auto found = table.known.find(device());
+  if (found != table.known.end()) return found->second;
   DeviceLimits limits;
   limits.name = info_string<CL_DEVICE_NAME>(device);
   limits.vendor = info_string<CL_DEVICE_VENDOR>(device);
@@ -79,7 +94,19 @@ TILEGEMM_ENTRY DeviceLimits device_limits(const cl::Device& device) {
   cl_device_fp_config double_config = 0;
   limits.fp64 = device.getInfo(CL_DEVICE_DOUBLE_FP_CONFIG, &double_config) == CL_SUCCESS && double_config != 0;
   limits.compute_capability = compute_capability_of(device);
-  return known->emplace(device(), limits).first->second;
+  return table.known.emplace(device(), limits).first->second;
+}
+#endif
+
+// Records that the device's driver refused a kernel of sm_90a more local memory than the device reports: from now on
+// the limits of `device` say so (sm90a_local_memory_refused).
+TILEGEMM_ENTRY void note_sm90a_local_memory_refused(const cl::Device& device);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY void note_sm90a_local_memory_refused(const cl::Device& device) {
+  device_limits(device);  // read first, so that the entry exists
+  DeviceTable& table = device_table();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  table.known[device()].sm90a_local_memory_refused = true;
 }
 #endif
 

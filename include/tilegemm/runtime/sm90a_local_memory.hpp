@@ -9,7 +9,8 @@ namespace tilegemm::detail {
 // CL_DEVICE_LOCAL_MEM_SIZE 48 KiB (CUDA's limit without opting in), yet builds and runs the kernels of the sm_90a
 // path (runtime/sm90a_ptx.hpp) with larger arrays in local memory: on an H200 (2026-11-27) wgmma kernels with 64 to
 // 192 KiB built and gave right results (tests/test_kernel_contracts.cpp checks that the driver reports what was
-// planned). A driver that refuses fails the build, a tilegemm::Error.
+// planned). Where a driver refuses, the build or launch fails with a tilegemm::Error; run_gemm (gemm/gemm.hpp) then
+// marks the device (DeviceLimits::sm90a_local_memory_refused) and plans AutoConfig's product again within the 48 KiB.
 inline constexpr std::size_t sm90a_local_memory_bytes = 227 * 1024;
 
 }  // namespace tilegemm::detail
