@@ -78,25 +78,25 @@ inline constexpr std::array<Candidate, 47> other_candidates = {{
     {Family::local_tiles, {32, 32, 32, 1, 8, 1, 1}},
     {Family::local_tiles, {16, 16, 16, 1, 1, 1, 1}},
     {Family::local_tiles, {8, 8, 8, 1, 8, 1, 1}},
-    {Family::tensor_cores, {128, 128, 16, 8, 16, 4, 2}},  // warps of 64 x 64: TensorCores<128, 128, 16, 64, 64, 2>
-    {Family::tensor_cores, {128, 128, 8, 8, 16, 4, 4}},   // <128, 128, 8, 64, 64, 4>
-    {Family::tensor_cores, {128, 128, 8, 8, 16, 4, 3}},   // <128, 128, 8, 64, 64, 3>
-    {Family::tensor_cores, {128, 128, 16, 8, 16, 4, 3}},  // <128, 128, 16, 64, 64, 3>
-    {Family::tensor_cores, {64, 64, 16, 4, 8, 4, 3}},     // <64, 64, 16, 32, 32, 3>
-    {Family::tensor_cores, {64, 64, 8, 4, 8, 4, 4}},      // <64, 64, 8, 32, 32, 4>
-    {Family::tensor_cores, {128, 64, 8, 8, 8, 4, 3}},     // <128, 64, 8, 64, 32, 3>
-    {Family::tensor_cores, {128, 64, 8, 8, 8, 4, 4}},     // <128, 64, 8, 64, 32, 4>
-    {Family::tensor_cores, {128, 64, 16, 8, 8, 4, 2}},    // <128, 64, 16, 64, 32, 2>
-    {Family::tensor_cores, {64, 128, 8, 8, 8, 4, 3}},     // <64, 128, 8, 64, 32, 3>... warps of 64 x 32
-    {Family::tensor_cores, {128, 128, 16, 4, 8, 4, 2}},   // <128, 128, 16, 32, 32, 2>
-    {Family::tensor_cores, {64, 64, 16, 4, 8, 4, 2}},     // <64, 64, 16, 32, 32, 2>
-    {Family::tensor_cores, {128, 128, 32, 8, 16, 4, 2}},  // <128, 128, 32, 64, 64, 2>
-    {Family::tensor_cores, {64, 64, 32, 4, 8, 4, 2}},     // <64, 64, 32, 32, 32, 2>
-    {Family::tensor_cores, {128, 64, 32, 8, 8, 4, 2}},    // <128, 64, 32, 64, 32, 2>
-    {Family::tensor_cores, {128, 128, 4, 8, 8, 4, 4}},    // <128, 128, 4, 64, 32, 4>: 8 warps of 64 x 32
-    {Family::tensor_cores, {128, 128, 8, 8, 16, 4, 5}},   // <128, 128, 8, 64, 64, 5>
-    {Family::tensor_cores, {96, 96, 16, 6, 12, 4, 3}},    // <96, 96, 16, 48, 48, 3>: sizes just past the tiles
-    {Family::tensor_cores, {96, 96, 4, 6, 6, 4, 4}},      // <96, 96, 4, 48, 24, 4>
+    {Family::tensor_cores, {128, 128, 16, 8, 16, 4, 2}},   // warps of 64 x 64: TensorCores<128, 128, 16, 64, 64, 2>
+    {Family::tensor_cores, {128, 128, 8, 8, 16, 4, 4}},    // <128, 128, 8, 64, 64, 4>
+    {Family::tensor_cores, {128, 128, 8, 8, 16, 4, 3}},    // <128, 128, 8, 64, 64, 3>
+    {Family::tensor_cores, {128, 128, 16, 8, 16, 4, 3}},   // <128, 128, 16, 64, 64, 3>
+    {Family::tensor_cores, {64, 64, 16, 4, 8, 4, 3}},      // <64, 64, 16, 32, 32, 3>
+    {Family::tensor_cores, {64, 64, 8, 4, 8, 4, 4}},       // <64, 64, 8, 32, 32, 4>
+    {Family::tensor_cores, {128, 64, 8, 8, 8, 4, 3}},      // <128, 64, 8, 64, 32, 3>
+    {Family::tensor_cores, {128, 64, 8, 8, 8, 4, 4}},      // <128, 64, 8, 64, 32, 4>
+    {Family::tensor_cores, {128, 64, 16, 8, 8, 4, 2}},     // <128, 64, 16, 64, 32, 2>
+    {Family::tensor_cores, {64, 128, 8, 8, 8, 4, 3}},      // <64, 128, 8, 64, 32, 3>... warps of 64 x 32
+    {Family::tensor_cores, {128, 128, 16, 4, 8, 4, 2}},    // <128, 128, 16, 32, 32, 2>
+    {Family::tensor_cores, {64, 64, 16, 4, 8, 4, 2}},      // <64, 64, 16, 32, 32, 2>
+    {Family::tensor_cores, {128, 128, 32, 8, 16, 4, 2}},   // <128, 128, 32, 64, 64, 2>
+    {Family::tensor_cores, {64, 64, 32, 4, 8, 4, 2}},      // <64, 64, 32, 32, 32, 2>
+    {Family::tensor_cores, {128, 64, 32, 8, 8, 4, 2}},     // <128, 64, 32, 64, 32, 2>
+    {Family::tensor_cores, {128, 128, 4, 8, 8, 4, 4}},     // <128, 128, 4, 64, 32, 4>: 8 warps of 64 x 32
+    {Family::tensor_cores, {128, 128, 8, 8, 16, 4, 5}},    // <128, 128, 8, 64, 64, 5>
+    {Family::tensor_cores, {96, 96, 16, 6, 12, 4, 3}},     // <96, 96, 16, 48, 48, 3>: sizes just past the tiles
+    {Family::tensor_cores, {96, 96, 4, 6, 6, 4, 4}},       // <96, 96, 4, 48, 24, 4>
     {Family::warpgroup_mma, {128, 128, 32, 2, 32, 1, 3}},  // WarpgroupMma<128, 128, 32, 3>: tf32's default on 9.0
     {Family::warpgroup_mma, {128, 256, 32, 2, 64, 1, 3}},  // <128, 256, 32, 3>: tf32's for large C
     {Family::warpgroup_mma, {64, 128, 32, 2, 32, 1, 4}},   // <64, 128, 32, 4>: tf32's for small C
