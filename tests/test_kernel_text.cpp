@@ -185,7 +185,9 @@ TEST_CASE("a warpgroup_mma program marks its sm_90a instructions and asks to be 
   CHECK(text.needs_sm90a);
   CHECK(!gemm_program(describe<Tensor>, false, tf32).needs_sm90a);
   const std::string all = joined(text);
-  CHECK(contains(all, "#define STAGES 6\n#define LOCAL_ELEMENTS 12312\n#define CORE_ROWS 8\n#define CORE_COLUMNS 4\n"));
+  CHECK(contains(all,
+                 "#define STAGES 6\n#define LOCAL_ELEMENTS 12312\n#define CORE_ROWS 8\n#define CORE_COLUMNS 4\n"
+                 "#define MMA_PENDING 1\n#define SUMMED_DEPTH 32\n"));
   CHECK(contains(all, "#define SM90A_ONLY \"// sm_90a only: \"\n"));
   CHECK(contains(all, "SM90A_ONLY\n      \"wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"));
   CHECK(contains(all, "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"));

@@ -606,6 +606,15 @@ TEST_CASE("a warpgroup_mma configuration is refused where it cannot run, before 
     CHECK(e.code() == CL_INVALID_OPERATION);
     CHECK_THAT(e.what(), MESSAGE_CONTAINS("needs Stages of at least 6, or the tf32 mode"));
   }
+  // ... and sums at most 32 of k on the tensor cores (the error bound): slices 64 deep only in tf32.
+  try {
+    plan_product(describe<tilegemm::WarpgroupMma<128, 128, 64, 6>>, shape(256, 256, 64), h200_with_tensor_cores(), 4,
+                 options);
+    FAIL("a warpgroup_mma configuration with slices 64 deep was planned in tf32x3");
+  } catch (const tilegemm::Error& e) {
+    CHECK(e.code() == CL_INVALID_OPERATION);
+    CHECK_THAT(e.what(), MESSAGE_CONTAINS("needs TSK of at most 32, or the tf32 mode"));
+  }
   // In tf32x3 each operand's copy holds a high and a low image of every slice.
   const Plan split = plan_product(describe<Warpgroup>, shape(256, 200, 64), h200_with_tensor_cores(), 4, options);
   CHECK(split.variant.mma == MmaKind::tf32x3);

@@ -64,6 +64,12 @@ inline MmaKind require_warpgroup_mma(const KernelDescription& config, const Devi
                                           "and low TF32 parts): it needs Stages of at least " +
                                           std::to_string(warpgroup_tf32x3_stages) + ", or the tf32 mode.");
   }
+  if (math == MathMode::tf32x3 && config.tile.tsk > warpgroup_summed_depth) {
+    throw Error(CL_INVALID_OPERATION, "tilegemm: " + config.name() +
+                                          " has slices deeper than tf32x3 may sum on the tensor cores within its "
+                                          "error bound: it needs TSK of at most " +
+                                          std::to_string(warpgroup_summed_depth) + ", or the tf32 mode.");
+  }
   return math == MathMode::tf32 ? MmaKind::tf32 : MmaKind::tf32x3;
 }
 

@@ -60,11 +60,9 @@ inline constexpr char warpgroup_mma_helpers_source[] = R"CLC(
 #error "the local memory of a warpgroup_mma work-group has no room for its mbarriers"
 #endif
 #define LOW_PRODUCTS_UP_TO 128
-// tf32x3: how deep the products are that the tensor cores sum before they are added to acc in FP32. Their sums
-// truncate, so the longer the run the larger the error: 32 (4 slices of 8) kept it within 1.6 times the IEEE
-// kernels' on an H200 (64 reached 2.1), and runs of 2 to 16 slices of 8 ran at the same speed.
-#define SUMMED_DEPTH 32
-#define SUMMED_SLICES (TSK < SUMMED_DEPTH ? SUMMED_DEPTH / TSK : 1)
+// tf32x3: the slices whose products the tensor cores sum before they are added to acc in FP32, SUMMED_DEPTH of k
+// (see warpgroup_summed_depth).
+#define SUMMED_SLICES (SUMMED_DEPTH / TSK)
 #define TEXT_OF(x) #x
 #define TEXT(x) TEXT_OF(x)
 
@@ -301,6 +299,12 @@ void gemm_warpgroup_mma_strips(GEMM_PARAMETERS(realV), STRIP_PARAMETERS) {
 inline constexpr int warpgroup_pending_products = 1;
 inline constexpr int warpgroup_pipeline_slices = warpgroup_pending_products + 2;
 
+// tf32x3: how deep the products are that the tensor cores sum before they are added to FP32 accumulators (SUMMED_DEPTH
+// in the kernel text), so the most a slice may be. Their sums truncate, so the longer the run the larger the error:
+// 32 (4 slices of 8) kept it within 1.6 times the IEEE kernels' on an H200 (64 reached 2.1), and runs of 2 to 16
+// slices of 8 ran at the same speed.
+inline constexpr int warpgroup_summed_depth = 32;
+
 // The two mbarriers of 8 bytes per buffer (see the kernel text). The copy engine and its mbarriers, measured on an
 // H200 against cp.async by every work-item with a work-group barrier per slice (whole calls at 4096 / 8192,
 // TFLOP/s): tf32 64 x 256 x 8 in 4 buffers 217 / 246 against 209 / 234 in the same run; 128 x 128 x 16 in 3 215 / 222
@@ -364,6 +368,7 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
     lines.define("CORE_ROWS", core_rows);
     lines.define("CORE_COLUMNS", core_columns);
     lines.define("MMA_PENDING", warpgroup_pending_products);
+    lines.define("SUMMED_DEPTH", warpgroup_summed_depth);
     fused_strip_defines(lines, t);
   }
   static constexpr TextPiece helpers = piece(warpgroup_mma_helpers.view());
