@@ -51,7 +51,7 @@ inline constexpr char warpgroup_mma_helpers_source[] = R"CLC(
 #define SLICE_A (SPLIT * TSM * TSK)  // elements of a slice of A, of B
 #define SLICE_B (SPLIT * TSN * TSK)
 #define SLICE_BYTES (4 * (SLICE_A + SLICE_B))
-#define SLOTS (STAGES / SPLIT)            // slices in local memory at once
+#define SLOTS (STAGES / SPLIT)  // slices in local memory at once
 #define CORE_BYTES (4 * CORE_ROWS * CORE_COLUMNS)
 #define ROW_GROUP_BYTES (TSK / CORE_COLUMNS * CORE_BYTES)  // 8 rows of a slice
 #define AHEAD (SLOTS - MMA_PENDING)
@@ -380,9 +380,10 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
 }  // namespace detail
 
 // wgmma on NVIDIA GPUs of compute capability 9.0 (H100, H200), float in MathMode::tf32, or tf32x3 with Stages of at
-// least 6 (its slices take two buffers each): TSM x TSN tiles of C per work-group (TSM 64 or 128, one warpgroup per
-// 64 rows; TSN 128 or 256), slices TSK deep (a multiple of 8), Stages buffers of slices in local memory. Operands are
-// packed first into the layout wgmma reads (kernels/core_tiles.hpp).
+// least 6 (its slices take two buffers each) and TSK at most 32: TSM x TSN tiles of C per work-group (TSM 64 or 128,
+// one warpgroup per 64 rows; TSN 128 or 256), slices TSK deep (a multiple of 8), Stages buffers of slices in local
+// memory, up to 227 KiB (runtime/sm90a_local_memory.hpp). Operands are packed first into the layout wgmma reads
+// (kernels/core_tiles.hpp).
 template <int TSM, int TSN, int TSK, int Stages>
 using WarpgroupMma = TileConfig<TSM, TSN, TSK, 2, TSN / 4, 1, Family::warpgroup_mma, Stages>;
 
