@@ -71,6 +71,7 @@ TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescripti
         !refuses_local_memory(e)) {
       throw;
     }
+    report_refusal(plan, call.limits, e.what());
     note_sm90a_local_memory_refused(call.device);
     CallContext within = call;
     within.limits.sm90a_local_memory_refused = true;

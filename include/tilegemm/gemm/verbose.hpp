@@ -55,4 +55,13 @@ inline void report_choice(const Plan& plan, const GemmShape& s, const DeviceLimi
   std::fputs(line.c_str(), stderr);  // one call per line, so that lines of threads do not mix
 }
 
+// The line for a default plan the driver refused (see run_gemm in gemm/gemm.hpp); the new plan's line follows.
+inline void report_refusal(const Plan& plan, const DeviceLimits& device, const std::string& why) {
+  if (!verbose_calls()) return;
+  const std::string line = "tilegemm: the driver of " + device.name + " did not run " + plan.config.name() +
+                           " with more local memory than the device reports; planning within that from now on. " +
+                           "The error: " + why + "\n";
+  std::fputs(line.c_str(), stderr);
+}
+
 }  // namespace tilegemm::detail
