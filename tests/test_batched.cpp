@@ -317,11 +317,27 @@ TEST_CASE("batches of large products on tensor cores: the whole batch's tiles in
   // Small problems stay on the whole-problem tiles; float stays IEEE unless the math mode says otherwise.
   CHECK(!tensor(plan_default(batch_shape(32, 32, 32, 10000), hopper, 8)));
   CHECK(!tensor(plan_default(batch_shape(1025, 1025, 512, 6), hopper, 4)));
-  CHECK(tensor(plan_default(batch_shape(1025, 1025, 512, 6), hopper, 4, tilegemm::MathMode::tf32x3)));
-  // Batches stay on mma.sync where single products of their size take wgmma (compute capability 9.0).
-  CHECK(tensor(plan_default(batch_shape(2048, 2048, 512, 2), hopper, 4, tilegemm::MathMode::tf32)));
-  CHECK(plan_default(batch_shape(2048, 2048, 512, 1), hopper, 4, tilegemm::MathMode::tf32).config.family ==
-        tilegemm::Family::warpgroup_mma);
+  DeviceLimits ampere = hopper;
+  ampere.compute_capability = 80;
+  CHECK(tensor(plan_default(batch_shape(1025, 1025, 512, 6), ampere, 4, tilegemm::MathMode::tf32x3)));
+  // On compute capability 9.0 wgmma (as single products), chosen by the tiles of the whole batch, all of C in tiles.
+  const auto warpgroup = [](const Plan& plan) { return plan.config.family == tilegemm::Family::warpgroup_mma; };
+  const Plan pair = plan_default(batch_shape(2048, 2048, 512, 2), hopper, 4, tilegemm::MathMode::tf32);
+  CHECK(warpgroup(pair));
+  CHECK(pair.config.name() == "warpgroup_mma 128x128x32 2x32 s3");  // 512 tiles of 128 x 128
+  CHECK(pair.global[2] == 2);
+  const Plan split = plan_default(batch_shape(1025, 1025, 512, 6), hopper, 4, tilegemm::MathMode::tf32x3);
+  CHECK(warpgroup(split));
+  CHECK(split.config.name() == "warpgroup_mma 64x128x16 2x32 s8");  // 6 x 81 tiles of 128 x 128: under 4 per unit
+  CHECK(split.strips == StripWork::none);
+  CHECK(split.corner_m == 1025);
+  CHECK(split.global[2] == 6);
+  CHECK(split.a.outer_padded == 17 * 64);
+  CHECK(plan_default(batch_shape(1025, 1025, 512, 7), hopper, 4, tilegemm::MathMode::tf32x3).config.name() ==
+        "warpgroup_mma 128x128x32 2x32 s6");  // 567 tiles
+  // 16 products of 256 x 256: 128 tiles of 64 x 128, enough for half the compute units; 8 products: 64, not enough.
+  CHECK(warpgroup(plan_default(batch_shape(256, 256, 256, 16), hopper, 4, tilegemm::MathMode::tf32)));
+  CHECK(!warpgroup(plan_default(batch_shape(256, 256, 256, 8), hopper, 4, tilegemm::MathMode::tf32)));
 }
 
 TEST_CASE("a batch of more problems than 65535 is still one launch", "[unit][batched][plan]") {
@@ -477,6 +493,20 @@ TEST_CASE("default configuration batched as planned for GPUs (prefetch, whole sm
   }
   const tilegemm::detail::ScopedDeviceDescription described(tilegemm_fuzz::narrow_gpu_description(64));
   check_batches_in<tilegemm::AutoConfig, float>(EdgePolicy::by_size, {2});
+}
+
+// The warpgroup_mma family on batches (wgmma, compute capability 9.0; elsewhere there is nothing to run): AutoConfig's
+// tf32x3 configurations on every shape and transpose, and AutoConfig on batches large enough for wgmma, in tf32x3
+// (within the reference's IEEE tolerance).
+TEST_CASE("warpgroup_mma batched in tf32x3, and AutoConfig's large batches on it", "[batched][tensor_cores]") {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  if (!tilegemm::detail::has_warpgroup_mma(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()))) return;
+  const tilegemm::ScopedMathMode math(tilegemm::MathMode::tf32x3);
+  check_batches_in<tilegemm::WarpgroupMma<64, 128, 16, 8>, float>(EdgePolicy::by_size);
+  check_batches_in<tilegemm::WarpgroupMma<128, 128, 32, 6>, float>(EdgePolicy::by_size, {0, 3});
+  check_batch<tilegemm::AutoConfig, float>(queue, false, true, {1000, 700, 300}, 3, 0.5f, -1.0f);
+  check_batch<tilegemm::AutoConfig, float>(queue, true, false, {513, 1024, 129}, 4, 1.0f, 0.0f);
+  check_batch<tilegemm::AutoConfig, float>(queue, false, false, {256, 256, 256}, 16, -1.5f, 0.25f);
 }
 
 TEST_CASE("a batch of one gives gemm's result, bit for bit", "[batched]") {

@@ -197,7 +197,7 @@ inline void odd_sizes_whole(Plan& plan, const GemmShape& s, const DeviceLimits& 
 // 1025^3 from 31.3 to 38.2 (1024: 42.7), where C's 153 tiles had put two work-groups on some compute units and
 // 1024's 128 put one, and at 4097 from 76.9 to 81.2 (the remainder kernel's launch instead: 33.1 at 1025); tf32,
 // whose products take less than half as long, lost to the strips' SIMT arithmetic: 189 against 209 at 4097.
-// Smaller products keep mma.sync's plans, and so do batches (the family's batched launch has not run on a GPU yet).
+// Smaller products keep mma.sync's plans; batches count the tiles of all their products.
 // The tiles, measured on an H200 (2026-11-27, benchmarks/h200-wgmma-tiles.csv, whole calls, TFLOP/s at 1024 / 2048 /
 // 3072 / 4096 / 4097 / 8192): deep slices in local memory beyond the 48 KiB the device reports
 // (runtime/sm90a_local_memory.hpp) ran fastest, where 48 KiB had held tf32 to 218 / 245 at 4096 / 8192 (64 x 256 x 8
@@ -215,24 +215,30 @@ inline constexpr KernelDescription warpgroup_tf32x3_small = describe<WarpgroupMm
 inline constexpr KernelDescription warpgroup_tf32x3 = describe<WarpgroupMma<128, 128, 32, 6>>;
 inline constexpr int warpgroup_large_tiles_per_unit = 8;
 inline constexpr int warpgroup_tf32x3_tiles_per_unit = 4;
+// A batch's tiles are all in one launch, and counted so; a batch is tiled whole (the strip code takes single products).
+inline long long batch_tiles_of(const GemmShape& s, const TileShape& t) {
+  return tiles_of(s, t) * std::max(s.batch, 1);
+}
 inline const KernelDescription& warpgroup_choice(const GemmShape& s, long long units, MathMode math) {
   if (math == MathMode::tf32x3) {
-    return tiles_of(s, warpgroup_tf32x3.tile) >= warpgroup_tf32x3_tiles_per_unit * units ? warpgroup_tf32x3
-                                                                                         : warpgroup_tf32x3_small;
+    return batch_tiles_of(s, warpgroup_tf32x3.tile) >= warpgroup_tf32x3_tiles_per_unit * units ? warpgroup_tf32x3
+                                                                                               : warpgroup_tf32x3_small;
   }
-  if (tiles_of(s, warpgroup_tf32_large.tile) >= warpgroup_large_tiles_per_unit * units) return warpgroup_tf32_large;
-  return tiles_of(s, warpgroup_tf32.tile) >= units ? warpgroup_tf32 : warpgroup_tf32_small;
+  if (batch_tiles_of(s, warpgroup_tf32_large.tile) >= warpgroup_large_tiles_per_unit * units) {
+    return warpgroup_tf32_large;
+  }
+  return batch_tiles_of(s, warpgroup_tf32.tile) >= units ? warpgroup_tf32 : warpgroup_tf32_small;
 }
 inline bool plan_warpgroup_mma(Plan& plan, const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
                                MathMode math) {
   const long long units = static_cast<long long>(device.compute_units);
   const KernelDescription& config = warpgroup_choice(s, units, math);
-  if (scalar_size == sizeof(double) || math == MathMode::ieee || !has_warpgroup_mma(device) || s.batch > 1 ||
-      2 * tiles_of(s, warpgroup_tf32_small.tile) < units || !config_fits(config, device, scalar_size)) {
+  if (scalar_size == sizeof(double) || math == MathMode::ieee || !has_warpgroup_mma(device) ||
+      2 * batch_tiles_of(s, warpgroup_tf32_small.tile) < units || !config_fits(config, device, scalar_size)) {
     return false;
   }
   try {
-    const bool whole_c = math != MathMode::tf32x3;
+    const bool whole_c = math != MathMode::tf32x3 || s.batch > 1;
     plan = plan_product(config, s, device, scalar_size, corner_options(config, s, device, scalar_size, math, whole_c));
     return true;
   } catch (const Error&) {
