@@ -107,6 +107,10 @@ inline std::size_t fallback_for(const DeviceLimits& device, std::size_t scalar_s
 inline long long tiles_of(const GemmShape& s, const TileShape& t) {
   return static_cast<long long>((s.m + t.tsm - 1) / t.tsm) * ((s.n + t.tsn - 1) / t.tsn);
 }
+// The tiles of all the products of a batch, which are all in one launch.
+inline long long batch_tiles_of(const GemmShape& s, const TileShape& t) {
+  return tiles_of(s, t) * std::max(s.batch, 1);
+}
 
 // Rows and columns of C that may be left outside the tiled corner for the strip code.
 inline constexpr int thin_remainder = 16;
@@ -215,10 +219,6 @@ inline constexpr KernelDescription warpgroup_tf32x3_small = describe<WarpgroupMm
 inline constexpr KernelDescription warpgroup_tf32x3 = describe<WarpgroupMma<128, 128, 32, 6>>;
 inline constexpr int warpgroup_large_tiles_per_unit = 8;
 inline constexpr int warpgroup_tf32x3_tiles_per_unit = 4;
-// A batch's tiles are all in one launch, and counted so; a batch is tiled whole (the strip code takes single products).
-inline long long batch_tiles_of(const GemmShape& s, const TileShape& t) {
-  return tiles_of(s, t) * std::max(s.batch, 1);
-}
 inline const KernelDescription& warpgroup_choice(const GemmShape& s, long long units, MathMode math) {
   if (math == MathMode::tf32x3) {
     return batch_tiles_of(s, warpgroup_tf32x3.tile) >= warpgroup_tf32x3_tiles_per_unit * units ? warpgroup_tf32x3
@@ -238,7 +238,7 @@ inline bool plan_warpgroup_mma(Plan& plan, const GemmShape& s, const DeviceLimit
     return false;
   }
   try {
-    const bool whole_c = math != MathMode::tf32x3 || s.batch > 1;
+    const bool whole_c = math != MathMode::tf32x3 || s.batch > 1;  // the strip code takes single products
     plan = plan_product(config, s, device, scalar_size, corner_options(config, s, device, scalar_size, math, whole_c));
     return true;
   } catch (const Error&) {
@@ -261,7 +261,7 @@ inline bool plan_tensor_cores(Plan& plan, const GemmShape& s, const DeviceLimits
                                                      : tensor_float_large;
   const std::size_t small = is_double ? tensor_double_small : tensor_float_small;
   const TileShape& t = tensor_candidates[large].tile;
-  const long long large_tiles = tiles_of(s, t) * std::max(s.batch, 1);  // a batch's tiles are all in one launch
+  const long long large_tiles = batch_tiles_of(s, t);
   for (std::size_t choice : {large_tiles >= static_cast<long long>(device.compute_units) ? large : small, small}) {
     const KernelDescription& config = tensor_candidates[choice];
     if (!config_fits(config, device, scalar_size)) {
