@@ -50,16 +50,17 @@ inline std::string unfit_reason(const KernelDescription& c, const DeviceLimits& 
     try {
       require_tensor_cores(c, device, scalar_size, math);
     } catch (const tilegemm::Error&) {
-      return "wgmma: compute capability 9.0, float, and 6 stages or more in tf32x3";
+      return "wgmma: compute capability 9.0, float, and in tf32x3 6 stages or more and slices at most 32 deep";
     }
   }
   if (static_cast<std::size_t>(c.threads()) > device.max_work_group_size) {
     return "work-groups larger than the device's " + std::to_string(device.max_work_group_size) + " work-items";
   }
-  if (c.local_memory_elements * scalar_size > local_memory_limit(c, device)) {
-    return "more local memory than the device's " + std::to_string(local_memory_limit(c, device) / 1024) + " KiB";
+  const std::size_t local_limit = local_memory_limit(c, device);
+  if (c.local_memory_elements * scalar_size > local_limit) {
+    return "more local memory than the device's " + std::to_string(local_limit / 1024) + " KiB";
   }
-  if (!config_fits(c, device, scalar_size)) {
+  if (!work_items_fit(device, c.threads_m, c.threads_n)) {
     return "work-group shape the device does not allow";
   }
   return "";
