@@ -311,9 +311,6 @@ inline constexpr int warpgroup_summed_depth = 32;
 // and tf32x3 64 x 128 x 8 in 6 78 / 78, against 162 / 176 and 60 / 70 in an earlier run; 64 x 128 x 16 in 4 240 / 233
 // against 213 / 200.
 inline constexpr int warpgroup_barrier_bytes = 16;
-constexpr std::size_t warpgroup_local_elements(const TileShape& t) {
-  return static_cast<std::size_t>(t.stages) * (t.tsk * (t.tsm + t.tsn) + warpgroup_barrier_bytes / 4);
-}
 
 // The rules of the warpgroup_mma family (see rules_hold below for their reasons), as predicates on plain values.
 constexpr bool warpgroup_rows(const TileShape& t) { return t.tsm == 64 || t.tsm == 128; }
@@ -361,7 +358,10 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
     if (!warpgroup_layout(t)) return "the warpgroup_mma family needs WPTM 2, WPTN TSN / 4 and VW 1";
     return warpgroup_stages(t.stages) ? nullptr : "the warpgroup_mma family keeps 3 to 8 slices (Stages)";
   }
-  static constexpr std::size_t local_memory_elements(const TileShape& t) { return warpgroup_local_elements(t); }
+  // Stages buffers of slices of A and B, and their mbarriers.
+  static constexpr std::size_t local_memory_elements(const TileShape& t) {
+    return static_cast<std::size_t>(t.stages) * (t.tsk * (t.tsm + t.tsn) + warpgroup_barrier_bytes / 4);
+  }
   static constexpr void defines(PreambleLines& lines, const TileShape& t) {
     lines.define("STAGES", t.stages);
     lines.define("LOCAL_ELEMENTS", static_cast<long long>(local_memory_elements(t)));
