@@ -6,6 +6,7 @@
 
 #include "../config/fixed_string.hpp"
 #include "../config/tile_config.hpp"
+#include "copy_engine.hpp"
 #include "core_tiles.hpp"
 #include "family_defaults.hpp"
 #include "program_text.hpp"
@@ -15,7 +16,7 @@
 namespace tilegemm {
 namespace detail {
 
-inline constexpr char warpgroup_mma_helpers_source[] = R"CLC(
+inline constexpr char warpgroup_mma_layout_source[] = R"CLC(
 // Reads A and B as kernels/core_tiles.hpp packs them: for each tile of TSM rows of A (TSN of B) its slices one after
 // the other, each the image of local memory that wgmma reads, TF32 values in core matrices of 8 rows by 4 floats of k
 // (128 bytes). K is the padded depth, a multiple of TSK.
@@ -96,58 +97,9 @@ inline void products_end() { asm volatile(SM90A_ONLY "wgmma.commit_group.sync.al
 #define WAIT_FOR_PRODUCTS(pending) \
   asm volatile(SM90A_ONLY "wgmma.wait_group.sync.aligned " TEXT(pending) ";\n" ::: "memory")
 
-// The mbarriers of buffer `slot`: full (one arrival, from the work-item that starts the copy, and the copy's bytes)
-// and empty (one arrival per warp once its products that read the buffer are done).
-inline uint full_barrier(const uint local_base, const int slot) { return local_base + BARRIERS_AT + 8 * slot; }
-inline uint empty_barrier(const uint local_base, const int slot) {
-  return local_base + BARRIERS_AT + 8 * (SLOTS + slot);
-}
-// Waits until the mbarrier at `barrier_address` has completed its phase of this parity (phases 0, 1, 0, ...).
-inline void wait_phase(const uint barrier_address, const int parity) {
-  uint done = 0;
-  do {
-    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
-                 : "=r"(done)
-                 : "r"(barrier_address), "r"(parity)
-                 : "memory");
-  } while (!done);
-}
-// One arrival at the mbarrier at `barrier_address`.
-inline void arrive(const uint barrier_address) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(barrier_address) : "memory");
-}
-// Copies slice n of A and B into its slot with the copy engine (two bulk copies, contiguous in the core tiles).
-inline void fetch_slice(const uint local_base, __global const float* a, __global const float* b, const int n) {
-  const uint full = full_barrier(local_base, n % SLOTS), to = local_base + n % SLOTS * SLICE_BYTES;
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(SLICE_BYTES) : "memory");
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(to),
-               "l"(a + n * SLICE_A), "r"(4 * SLICE_A), "r"(full)
-               : "memory");
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                   to + 4 * SLICE_A),
-               "l"(b + n * SLICE_B), "r"(4 * SLICE_B), "r"(full)
-               : "memory");
-}
-// Sets up the mbarriers and starts copying the first slices.
-inline void start_slices(const uint local_base, __global const float* a, __global const float* b, const int count,
-                         const int tid) {
-  if (tid == 0) {
-    for (int i = 0; i < SLOTS; ++i) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(full_barrier(local_base, i)) : "memory");
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(empty_barrier(local_base, i)), "r"(THREADS / 32)
-                   : "memory");
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (tid == 0)
-    for (int s = 0; s < min(AHEAD, count); ++s) fetch_slice(local_base, a, b, s);
-}
-// Waits until slice s has landed; its address in local memory.
-inline uint slice_ready(const uint local_base, const int s) {
-  wait_phase(full_barrier(local_base, s % SLOTS), s / SLOTS % 2);
-  return local_base + s % SLOTS * SLICE_BYTES;
-}
+)CLC";
+
+inline constexpr char warpgroup_mma_products_source[] = R"CLC(
 // Once slice s's products are issued: lets at most MMA_PENDING groups of this work-item's products run, says that this
 // warp is done with the buffer of those before, and (one work-item) starts copying slice s + AHEAD into that buffer
 // once every warp is.
@@ -155,11 +107,7 @@ inline void slice_issued(const uint local_base, __global const float* a, __globa
                          const int count, const int tid) {
   WAIT_FOR_PRODUCTS(MMA_PENDING);
   if (s >= MMA_PENDING && tid % 32 == 0) arrive(empty_barrier(local_base, (s - MMA_PENDING) % SLOTS));
-  const int n = s + AHEAD;
-  if (tid == 0 && n < count) {
-    if (n >= SLOTS) wait_phase(empty_barrier(local_base, n % SLOTS), (n / SLOTS - 1) % 2);
-    fetch_slice(local_base, a, b, n);
-  }
+  refill_slot(local_base, a, b, s + AHEAD, count, tid);
 }
 
 // The products of the slice at `slice`, for this warpgroup's 64 rows: tf32, d += a * b; tf32x3, d += a * b of the
@@ -263,7 +211,8 @@ inline void multiply_tile(__local float* slices, const int M, const int N, const
 // The buffers of slices (and the mbarriers), which the strip code takes as its stage where it shares the launch.
 #define LOCAL_SLICES __local float slices[LOCAL_ELEMENTS] __attribute__((aligned(128)))
 )CLC";
-inline constexpr auto warpgroup_mma_helpers = sm90a_marker_text + warpgroup_mma_helpers_source;
+inline constexpr auto warpgroup_mma_helpers =
+    sm90a_marker_text + warpgroup_mma_layout_source + copy_engine_source + warpgroup_mma_products_source;
 
 inline constexpr char warpgroup_mma_source[] = R"CLC(
 // C = alpha * A * B + beta * C, a TSM x TSN tile of it per work-group.
@@ -325,6 +274,7 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
   static constexpr OperandAccess access = OperandAccess::core_tiles;
   static constexpr bool uses_tensor_cores = true;
   static constexpr bool needs_sm90a = true;
+  static constexpr bool local_memory_beyond_reported = true;  // up to runtime/sm90a_local_memory.hpp's limit
 
   template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
   static constexpr bool rules_hold() {

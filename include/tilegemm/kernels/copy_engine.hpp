@@ -1,0 +1,80 @@
+// kernels/copy_engine: slices of A and B copied into local memory by the copy engine (cp.async.bulk, compute
+// capability 9.0), with mbarriers for work-items to wait on instead of work-group barriers: the pipeline of the
+// families whose packed operands hold each slice as one contiguous block (warpgroup_mma, bulk_tensor_cores).
+#pragma once
+
+#include "program_text.hpp"
+
+namespace tilegemm::detail {
+
+inline constexpr char copy_engine_source[] = R"CLC(
+// The family's text defines, before this: SLOTS buffers of slices in local memory, SLICE_BYTES apart from its start;
+// a slice of A, SLICE_A elements, then one of B, SLICE_B elements, contiguous in global memory from slice n's start
+// on (n * SLICE_A, n * SLICE_B); BARRIERS_AT, where in local memory its mbarriers lie (bytes); AHEAD, the slices
+// copied before the first is multiplied.
+
+// The mbarriers of buffer `slot`: full (one arrival, from the work-item that starts the copy, and the copy's bytes)
+// and empty (one arrival per warp once it is done with the buffer).
+inline uint full_barrier(const uint local_base, const int slot) { return local_base + BARRIERS_AT + 8 * slot; }
+inline uint empty_barrier(const uint local_base, const int slot) {
+  return local_base + BARRIERS_AT + 8 * (SLOTS + slot);
+}
+// Waits until the mbarrier at `barrier_address` has completed its phase of this parity (phases 0, 1, 0, ...).
+inline void wait_phase(const uint barrier_address, const int parity) {
+  uint done = 0;
+  do {
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
+                 : "=r"(done)
+                 : "r"(barrier_address), "r"(parity)
+                 : "memory");
+  } while (!done);
+}
+// One arrival at the mbarrier at `barrier_address`.
+inline void arrive(const uint barrier_address) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(barrier_address) : "memory");
+}
+// Copies slice n of A and B into its buffer with the copy engine (two bulk copies, contiguous in global memory).
+inline void fetch_slice(const uint local_base, __global const real* a, __global const real* b, const int n) {
+  const uint full = full_barrier(local_base, n % SLOTS), to = local_base + n % SLOTS * SLICE_BYTES;
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(SLICE_BYTES) : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(to),
+               "l"(a + n * SLICE_A), "r"((int)sizeof(real) * SLICE_A), "r"(full)
+               : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   to + (int)sizeof(real) * SLICE_A),
+               "l"(b + n * SLICE_B), "r"((int)sizeof(real) * SLICE_B), "r"(full)
+               : "memory");
+}
+// Sets up the mbarriers and starts copying the first slices.
+inline void start_slices(const uint local_base, __global const real* a, __global const real* b, const int count,
+                         const int tid) {
+  if (tid == 0) {
+    for (int i = 0; i < SLOTS; ++i) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(full_barrier(local_base, i)) : "memory");
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(empty_barrier(local_base, i)), "r"(THREADS / 32)
+                   : "memory");
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (tid == 0)
+    for (int s = 0; s < min(AHEAD, count); ++s) fetch_slice(local_base, a, b, s);
+}
+// Waits until slice s has landed; its address in local memory.
+inline uint slice_ready(const uint local_base, const int s) {
+  wait_phase(full_barrier(local_base, s % SLOTS), s / SLOTS % 2);
+  return local_base + s % SLOTS * SLICE_BYTES;
+}
+// Once every warp has said it is done with slice `done` (arrive on its empty mbarrier), one work-item copies slice
+// `next` into that buffer: the two are SLOTS apart.
+inline void refill_slot(const uint local_base, __global const real* a, __global const real* b, const int next,
+                        const int count, const int tid) {
+  if (tid == 0 && next < count) {
+    if (next >= SLOTS) wait_phase(empty_barrier(local_base, next % SLOTS), (next / SLOTS - 1) % 2);
+    fetch_slice(local_base, a, b, next);
+  }
+}
+)CLC";
+inline constexpr TextPiece copy_engine = piece(copy_engine_source);
+
+}  // namespace tilegemm::detail
