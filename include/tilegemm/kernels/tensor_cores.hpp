@@ -13,7 +13,7 @@
 namespace tilegemm {
 namespace detail {
 
-inline constexpr char tensor_cores_source[] = R"CLC(
+inline constexpr char tensor_cores_helpers_source[] = R"CLC(
 // Reads packed operands, as the register_blocking family does: A M-contiguous and B N-contiguous, whole tiles,
 // offsets and leading dimensions in vectors of VW = 4 elements, K (the padded depth) a multiple of TSK.
 //
@@ -276,29 +276,34 @@ inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS
 #endif
 }
 
-// C = alpha * op(A) * op(B) + beta * C, a TSM x TSN tile of it per work-group.
-__kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
-void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
-  __local real slices[LOCAL_ELEMENTS] __attribute__((aligned(16)));  // STAGES slices of A and B
-  const int tid = get_local_id(1) * THREADS_M + get_local_id(0);
-  const int warp = tid / 32;
-  const int g = tid % 32 / 4;
-  const int t = tid % 4;
-  const int warp_m = warp % WARPS_M * WM;  // the warp's part of the tile
-  const int warp_n = warp / WARPS_M * WN;
-  // Work-groups start in the order of their linear index. Taken down bands of BAND_TILES rows of tiles, column by
-  // column, those that run at once read fewer panels of A and B, so that more of their reads hit the L2 cache (at
-  // 8192 on an H200: double 2% faster, tf32 5%).
+// acc += the products of a slice, every tile of the warp.
+inline void multiply_slice(__local const real* slice, const int a_place[PLACES], const int b_place[PLACES],
+                           real acc[TILES_M][TILES_N][4], const bool low_products) {
+#pragma unroll
+  for (int k = 0; k < TSK; k += MMA_K) {
+    real a_step[TILES_M][2 * QUADS];
+    real b_step[TILES_N][QUADS];
+    load_fragments(slice, a_place, b_place, k, a_step, b_step);
+    multiply_fragments(a_step, b_step, acc, low_products);
+  }
+}
+
+// Where the work-group's tile of C starts, rows and columns. Work-groups start in the order of their linear index.
+// Taken down bands of BAND_TILES rows of tiles, column by column, those that run at once read fewer panels of A and
+// B, so that more of their reads hit the L2 cache (at 8192 on an H200: double 2% faster, tf32 5%).
+inline int2 tile_origin() {
   const int groups_m = get_num_groups(0);
   const int linear = get_group_id(1) * groups_m + get_group_id(0);
   const int band = BAND_TILES * get_num_groups(1);  // work-groups in a band
   const int first_m = linear / band * BAND_TILES;
   const int band_rows = min(groups_m - first_m, BAND_TILES);
-  const int tile_m = TSM * (first_m + linear % band % band_rows);
-  const int tile_n = TSN * (linear % band / band_rows);
-  __global const real* a = (__global const real*)(A + IN_BATCH(a_offset, a_stride)) + tile_m;
-  __global const real* b = (__global const real*)(B + IN_BATCH(b_offset, b_stride)) + tile_n;
-  int a_place[PLACES], b_place[PLACES];  // see load_fragments
+  return (int2)(TSM * (first_m + linear % band % band_rows), TSN * (linear % band / band_rows));
+}
+
+// a_place and b_place for load_fragments, for the lane (g, t) of the warp whose part of the tile starts at (warp_m,
+// warp_n).
+inline void fragment_places(int a_place[PLACES], int b_place[PLACES], const int warp_m, const int warp_n, const int g,
+                            const int t) {
 #if LANE_BLOCKS
 #pragma unroll
   for (int p = 0; p < LANE_A / 4; ++p) {
@@ -315,13 +320,54 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
     b_place[v] = TSK * ROW_A + t * ROW_B + ((warp_n + g + 8 * v) ^ SWIZZLE_B(t));
   }
 #endif
-  real acc[TILES_M][TILES_N][4];
+}
+
+inline void clear_accumulators(real acc[TILES_M][TILES_N][4]) {
 #pragma unroll
   for (int i = 0; i < TILES_M; ++i)
 #pragma unroll
     for (int j = 0; j < TILES_N; ++j)
 #pragma unroll
       for (int v = 0; v < 4; ++v) acc[i][j][v] = 0;
+}
+
+// C = alpha * acc + beta * C for the lane's elements of the warp's part, from row `row` and column `column` of C.
+inline void store_accumulators(real acc[TILES_M][TILES_N][4], const int M, const int N, const real alpha,
+                               const real beta, __global real* C, const int ldc, const int row, const int column,
+                               const int g, const int t) {
+#pragma unroll
+  for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+    for (int j = 0; j < TILES_N; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) {
+#if LANE_BLOCKS
+        STORE_C(row + LANE_A * g + 2 * i + v / 2, column + LANE_B * (2 * t + v % 2) + j, acc[i][j][v]);
+#else
+        STORE_C(row + 16 * i + g + 8 * (v / 2), column + 8 * j + 2 * t + v % 2, acc[i][j][v]);
+#endif
+      }
+}
+)CLC";
+
+inline constexpr char tensor_cores_source[] = R"CLC(
+// C = alpha * op(A) * op(B) + beta * C, a TSM x TSN tile of it per work-group.
+__kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
+void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
+  __local real slices[LOCAL_ELEMENTS] __attribute__((aligned(16)));  // STAGES slices of A and B
+  const int tid = get_local_id(1) * THREADS_M + get_local_id(0);
+  const int warp = tid / 32;
+  const int g = tid % 32 / 4;
+  const int t = tid % 4;
+  const int warp_m = warp % WARPS_M * WM;  // the warp's part of the tile
+  const int warp_n = warp / WARPS_M * WN;
+  const int2 tile = tile_origin();
+  __global const real* a = (__global const real*)(A + IN_BATCH(a_offset, a_stride)) + tile.x;
+  __global const real* b = (__global const real*)(B + IN_BATCH(b_offset, b_stride)) + tile.y;
+  int a_place[PLACES], b_place[PLACES];
+  fragment_places(a_place, b_place, warp_m, warp_n, g, t);
+  real acc[TILES_M][TILES_N][4];
+  clear_accumulators(acc);
 
   // Slices 0 to STAGES - 2 in flight; once slice 0 has landed for everyone, slice STAGES - 1 too.
   const int count = K / TSK;
@@ -340,14 +386,7 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   }
   end_copy_group();
   for (int s = 0; s < count; ++s) {
-    __local const real* slice = slices + s % STAGES * SLICE_ELEMENTS;
-#pragma unroll
-    for (int k = 0; k < TSK; k += MMA_K) {
-      real a_step[TILES_M][2 * QUADS];
-      real b_step[TILES_N][QUADS];
-      load_fragments(slice, a_place, b_place, k, a_step, b_step);
-      multiply_fragments(a_step, b_step, acc, low_products);
-    }
+    multiply_slice(slices + s % STAGES * SLICE_ELEMENTS, a_place, b_place, acc, low_products);
     // Everyone is done with slice s: once slice s + 1 has landed for everyone, s's buffer takes slice s + STAGES.
     wait_for_copy_groups();
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -357,22 +396,13 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
     end_copy_group();
   }
 
-  C += IN_BATCH(c_offset, c_stride);
-#pragma unroll
-  for (int i = 0; i < TILES_M; ++i)
-#pragma unroll
-    for (int j = 0; j < TILES_N; ++j)
-#pragma unroll
-      for (int v = 0; v < 4; ++v) {
-#if LANE_BLOCKS
-        STORE_C(tile_m + warp_m + LANE_A * g + 2 * i + v / 2, tile_n + warp_n + LANE_B * (2 * t + v % 2) + j,
-                acc[i][j][v]);
-#else
-        STORE_C(tile_m + warp_m + 16 * i + g + 8 * (v / 2), tile_n + warp_n + 8 * j + 2 * t + v % 2, acc[i][j][v]);
-#endif
-      }
+  store_accumulators(acc, M, N, alpha, beta, C + IN_BATCH(c_offset, c_stride), ldc, tile.x + warp_m, tile.y + warp_n,
+                     g, t);
 }
 )CLC";
+
+// to_tf32, then the code the tensor_cores and bulk_tensor_cores families share.
+inline constexpr auto tensor_cores_helpers = fixed_string(tf32_rounding_source) + tensor_cores_helpers_source;
 
 // Padding of each k-row of a slice of doubles in local memory, in elements: 4 doubles keep the lanes' reads of a
 // fragment in distinct banks (rows t and columns g: t * ROW falls on distinct multiples of 4 eight-byte pairs) and
@@ -442,6 +472,11 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
   }
   static constexpr std::size_t local_memory_elements(const TileShape& t) { return tensor_cores_local_elements(t); }
   static constexpr void defines(PreambleLines& lines, const TileShape& t) {
+    warp_defines(lines, t);
+    lines.define("LOCAL_ELEMENTS", static_cast<long long>(tensor_cores_local_elements(t)));
+  }
+  // The lines the code shared with bulk_tensor_cores reads (all but LOCAL_ELEMENTS).
+  static constexpr void warp_defines(PreambleLines& lines, const TileShape& t) {
     lines.define("WARPS_M", t.tsm / t.wptm / 8);
     lines.define("WARPS_N", t.tsn / t.wptn / 4);
     lines.define("WM", 8 * t.wptm);
@@ -450,10 +485,9 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
     lines.define("PENDING_SLICES", t.stages - 2);
     lines.define("ROW_PAD_DOUBLE", tensor_row_pad_double);
     lines.define("BAND_TILES", tensor_band_tiles);
-    lines.define("LOCAL_ELEMENTS", static_cast<long long>(tensor_cores_local_elements(t)));
   }
 
-  static constexpr TextPiece helpers = tf32_rounding;  // to_tf32
+  static constexpr TextPiece helpers = piece(tensor_cores_helpers.view());
   static constexpr EntryPoint product = {"gemm_tensor_cores", piece(tensor_cores_source)};
 };
 
