@@ -64,12 +64,20 @@ using Candidates = std::tuple<tilegemm::Naive<16, 16>,                         /
                               InMode<tilegemm::AutoConfig, MathMode::tf32x3>,  //   in the tensor-core modes
                               InMode<tilegemm::AutoConfig, MathMode::tf32>,    //
                               // Tensor cores (NVIDIA, compute capability 8.0+): double, and float in both modes.
-                              tilegemm::TensorCores<128, 128, 4, 64, 32, 4>,                             //
-                              tilegemm::TensorCores<128, 128, 4, 64, 32, 5>,                             //
-                              tilegemm::TensorCores<128, 64, 8, 64, 32, 3>,                              //
-                              tilegemm::TensorCores<64, 64, 8, 32, 32, 4>,                               //
-                              tilegemm::TensorCores<128, 64, 4, 64, 32, 6>,                              //
-                              tilegemm::TensorCores<96, 96, 4, 48, 24, 4>,                               //
+                              tilegemm::TensorCores<128, 128, 4, 64, 32, 4>,  //
+                              tilegemm::TensorCores<128, 128, 4, 64, 32, 5>,  //
+                              tilegemm::TensorCores<128, 64, 8, 64, 32, 3>,   //
+                              tilegemm::TensorCores<64, 64, 8, 32, 32, 4>,    //
+                              tilegemm::TensorCores<128, 64, 4, 64, 32, 6>,   //
+                              tilegemm::TensorCores<96, 96, 4, 48, 24, 4>,    //
+                              // The copy engine's double (compute capability 9.0).
+                              tilegemm::BulkTensorCores<128, 128, 16, 64, 32, 4>,  // AutoConfig's (large C)
+                              tilegemm::BulkTensorCores<128, 128, 16, 64, 32, 3>,  //
+                              tilegemm::BulkTensorCores<128, 128, 16, 64, 32, 5>,  //
+                              tilegemm::BulkTensorCores<128, 128, 32, 64, 32, 2>,  //
+                              tilegemm::BulkTensorCores<128, 128, 32, 64, 32, 3>,  //
+                              tilegemm::BulkTensorCores<128, 128, 8, 64, 32, 6>,   //
+                              tilegemm::BulkTensorCores<64, 64, 8, 32, 32, 3>,     // within 48 KiB
                               InMode<tilegemm::TensorCores<128, 128, 8, 64, 64, 5>, MathMode::tf32x3>,   //
                               InMode<tilegemm::TensorCores<128, 128, 16, 64, 64, 2>, MathMode::tf32x3>,  //
                               InMode<tilegemm::TensorCores<64, 64, 16, 32, 32, 3>, MathMode::tf32x3>,    //

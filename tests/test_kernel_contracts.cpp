@@ -69,6 +69,9 @@ void check_config(const CallContext& call) {
   if (config.family == tilegemm::Family::warpgroup_mma) {  // TF32 on compute capability 9.0 only
     if (!has_warpgroup_mma(call.limits) || std::is_same_v<Scalar, double>) return;
     plain.mma = require_tensor_cores(config, call.limits, sizeof(Scalar), tilegemm::MathMode::tf32);
+  } else if (config.family == tilegemm::Family::bulk_tensor_cores) {  // double from compute capability 9.0 only
+    if (!has_copy_engine(call.limits) || !std::is_same_v<Scalar, double>) return;
+    plain.mma = require_tensor_cores(config, call.limits, sizeof(Scalar), tilegemm::MathMode::ieee);
   } else if (config.uses_tensor_cores) {  // only where there are tensor cores, in the kinds the planner would pick
     if (!has_tensor_cores(call.limits)) return;
     plain.mma = require_tensor_cores(config, call.limits, sizeof(Scalar), tilegemm::MathMode::tf32x3);
@@ -116,6 +119,9 @@ void check_families(const CallContext& call) {
   // Past the 48 KiB the device reports (runtime/sm90a_local_memory.hpp): 144 KiB, and 192 KiB in tf32x3.
   check_config<tilegemm::WarpgroupMma<128, 256, 32, 3>, Scalar>(call);
   check_config<tilegemm::WarpgroupMma<128, 128, 32, 6>, Scalar>(call);
+  // The copy engine's double, within 48 KiB and past it (135 KiB).
+  check_config<tilegemm::BulkTensorCores<64, 64, 8, 32, 32, 3>, Scalar>(call);
+  check_config<tilegemm::BulkTensorCores<128, 128, 16, 64, 32, 4>, Scalar>(call);
 }
 
 }  // namespace
@@ -137,8 +143,8 @@ TEST_CASE("the helper kernels take the arguments the executor sets", "[contracts
   check_local_memory(remainder, call, strip_stage * sizeof(float));
   check_arguments_of(
       make_kernel(call, support_program(false, pack_tile, pack_kernel_name), pack_tile * pack_tile).get(),
-      {"outer", "inner", "outer_contiguous", "src", "src_offset", "ld", "outer_padded", "inner_padded", "dst",
-       "src_stride", "dst_stride"});
+      {"outer", "inner", "outer_contiguous", "src", "src_offset", "ld", "outer_padded", "inner_padded", "tile_outer",
+       "row", "dst", "src_stride", "dst_stride"});
   check_arguments_of(
       make_kernel(call, support_program(false, pack_tile, sum_slices_kernel_name), pack_tile * pack_tile).get(),
       {"M", "N", "slices", "alpha", "beta", "W", "slice_stride", "ldw", "C", "c_offset", "ldc"});

@@ -85,6 +85,16 @@ static_assert(WarpgroupDeep::local_memory_elements == 3 * 32 * (128 + 256) + 12)
 static_assert(WarpgroupDeep::threads == 256);
 static_assert(describe<Warpgroup>.fuses_strips && describe<Warpgroup>.strips_share_local_memory);
 static_assert(!describe<Tensor>.strips_share_local_memory);
+// The bulk_tensor_cores family: the tensor_cores family's warps and padded slices, two 8-byte mbarriers a buffer
+// (counted in doubles, its only scalar), operands always in padded slices, local memory past what the device reports.
+using Bulk = tilegemm::BulkTensorCores<128, 128, 32, 64, 32, 3>;
+static_assert(Bulk::family == tilegemm::Family::bulk_tensor_cores && Bulk::stages == 3);
+static_assert(Bulk::WPTM == 8 && Bulk::WPTN == 8 && Bulk::VW == 4 && Bulk::threads == 256);
+static_assert(Bulk::local_memory_elements == 3 * 32 * (128 + 128 + 8) + 3 * 2);
+static_assert(describe<Bulk>.uses_tensor_cores && describe<Bulk>.access == OperandAccess::padded_slices);
+static_assert(describe<Bulk>.local_memory_beyond_reported && describe<Warpgroup>.local_memory_beyond_reported);
+static_assert(!describe<Bulk>.needs_sm90a && !describe<Tensor>.local_memory_beyond_reported);
+static_assert(!describe<Bulk>.fuses_strips && describe<Bulk>.takes_batches);
 static_assert(!describe<Kernel6>.uses_tensor_cores && Kernel6::stages == 1);
 static_assert(!describe<Kernel6>.fuses_strips);
 
@@ -103,6 +113,7 @@ TEST_CASE("TileConfig names describe the configuration", "[unit][kernel_text]") 
   CHECK(describe<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>.name() == "split_k 64x64x16 4x4 v4");
   CHECK(Tensor::name() == "tensor_cores 128x128x16 8x8 v4 s3");
   CHECK(Warpgroup::name() == "warpgroup_mma 128x128x8 2x32 s6");
+  CHECK(Bulk::name() == "bulk_tensor_cores 128x128x32 8x8 v4 s3");
 }
 
 TEST_CASE("a configuration's preamble is one define per parameter, in a fixed order", "[unit][kernel_text]") {
@@ -206,6 +217,27 @@ TEST_CASE("a warpgroup_mma program marks its sm_90a instructions and asks to be 
   CHECK(contains(pack, "#define CORE_ROWS 8\n#define CORE_COLUMNS 4\n#define CORE_BLOCK 32\n"));
   CHECK(contains(pack, "void pack_core_tiles("));
   CHECK(contains(pack, "inline float to_tf32("));
+}
+
+TEST_CASE("a bulk_tensor_cores program is tensor_cores' shared code with the copy engine's pipeline",
+          "[unit][kernel_text]") {
+  Variant fp64;
+  fp64.mma = tilegemm::detail::MmaKind::fp64_sm90;
+  const ProgramText text = gemm_program(describe<Bulk>, true, fp64);
+  CHECK(std::string(text.kernel_name) == "gemm_bulk_tensor_cores");
+  CHECK(!text.needs_sm90a);  // cp.async.bulk and mbarriers are sm_90's
+  const std::string all = joined(text);
+  CHECK(contains(all,
+                 "#define STAGES 3\n#define PENDING_SLICES 1\n#define ROW_PAD_DOUBLE 4\n#define BAND_TILES 8\n"
+                 "#define LOCAL_ELEMENTS 25350\n"));
+  CHECK(contains(all, "#define MMA 4\n"));
+  CHECK(contains(all, "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64"));
+  CHECK(contains(all, "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"));
+  CHECK(contains(all, "mbarrier.try_wait.parity.shared::cta.b64"));
+  CHECK(contains(all, "#define SLICE_A (TSK * ROW_A)"));
+  CHECK(contains(all, "inline void multiply_slice("));                                  // tensor_cores' code
+  CHECK(!contains(all, "barrier(CLK_LOCAL_MEM_FENCE);\n    if (s + STAGES < count)"));  // not its pipeline
+  CHECK(gemm_program(describe<Bulk>, true, fp64).key != gemm_program(describe<Tensor>, true, fp64).key);
 }
 
 TEST_CASE("program keys differ exactly when the program text does", "[unit][kernel_text]") {

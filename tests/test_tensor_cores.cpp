@@ -41,8 +41,16 @@ using WarpgroupWide = tilegemm::WarpgroupMma<128, 256, 32, 3>;       // tf32 for
 using WarpgroupSmallSplit = tilegemm::WarpgroupMma<64, 128, 16, 8>;  // tf32x3 for small C
 using WarpgroupDeepSplit = tilegemm::WarpgroupMma<128, 128, 32, 6>;  // tf32x3
 
+// The bulk_tensor_cores family (double fed by the copy engine, compute capability 9.0): AutoConfig's choice for large
+// C (135 KiB of local memory), and a small one within 48 KiB.
+using Bulk = tilegemm::BulkTensorCores<128, 128, 16, 64, 32, 4>;
+using BulkSmall = tilegemm::BulkTensorCores<64, 64, 8, 32, 32, 3>;
+
 bool device_has_tensor_cores(const cl::CommandQueue& queue) {
   return tilegemm::detail::has_tensor_cores(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()));
+}
+bool device_has_copy_engine(const cl::CommandQueue& queue) {
+  return tilegemm::detail::has_copy_engine(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()));
 }
 bool device_has_warpgroup_mma(const cl::CommandQueue& queue) {
   return tilegemm::detail::has_warpgroup_mma(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()));
@@ -323,6 +331,37 @@ WARPGROUP_CASE(WarpgroupSmallSplit, "warpgroup_mma 64x128x16 s8 float tf32x3, ev
                MathMode::tf32x3)
 WARPGROUP_CASE(WarpgroupDeepSplit, "warpgroup_mma 128x128x32 s6 float tf32x3, every shape and transpose",
                MathMode::tf32x3)
+
+// The bulk_tensor_cores family: refused with a sentence saying why without the copy engine and in float (nothing
+// built); every shape and transpose where it runs.
+TEST_CASE("bulk_tensor_cores is refused without the copy engine and in float, and runs where there is one",
+          "[tensor_cores]") {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const std::size_t built = tilegemm::programs_built();
+  const auto refusal = [&](auto scalar) -> std::string {
+    try {
+      check_product<Bulk, decltype(scalar)>(queue, MathMode::tf32x3, false, false, {8, 8, 8}, 1, 0);
+    } catch (const tilegemm::Error& e) {
+      return e.what();
+    }
+    return "ran";
+  };
+  if (!device_has_copy_engine(queue)) {
+    CHECK_THAT(refusal(0.0), MESSAGE_CONTAINS("cp.async.bulk), which needs an NVIDIA GPU of compute capability 9.0"));
+    CHECK(tilegemm::programs_built() == built);
+    return;
+  }
+  CHECK_THAT(refusal(0.0f), CONTAINS_ALL2("multiplies double only", "the product is in float"));
+  CHECK(tilegemm::programs_built() == built);
+  check_product<Bulk, double>(queue, MathMode::ieee, false, false, {130, 70, 50}, 1.0, 0.0);
+}
+#define BULK_CASE(Config, name)                                                                        \
+  TEST_CASE(name, "[tensor_cores][gpu]") {                                                             \
+    if (!device_has_copy_engine(tilegemm::default_queue())) return; /* the refusal is checked above */ \
+    check_every_shape<Config, double>(MathMode::ieee);                                                 \
+  }
+BULK_CASE(Bulk, "bulk_tensor_cores 128x128x16 8x8 v4 s4 double, every shape and transpose")
+BULK_CASE(BulkSmall, "bulk_tensor_cores 64x64x8 4x8 v4 s3 double, every shape and transpose")
 
 TEST_CASE("the double path of compute capability 8.x (m8n8k4), on a newer GPU described as 8.0",
           "[tensor_cores][gpu]") {

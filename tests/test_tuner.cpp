@@ -312,6 +312,7 @@ TEST_CASE("a configuration described at run time equals describe<Config>", "[uni
   same_as_compile_time<tilegemm::TensorCores<64, 64, 16, 32, 32, 2>>();
   same_as_compile_time<tilegemm::WarpgroupMma<128, 128, 8, 6>>();
   same_as_compile_time<tilegemm::WarpgroupMma<64, 256, 16, 3>>();
+  same_as_compile_time<tilegemm::BulkTensorCores<128, 128, 32, 64, 32, 3>>();
   for (const KernelDescription& d : default_candidates) {
     const std::optional<KernelDescription> got = describe_at_run_time(d.family, d.tile);
     REQUIRE(got);
@@ -330,6 +331,9 @@ TEST_CASE("a configuration described at run time equals describe<Config>", "[uni
   CHECK(!describe_at_run_time(tilegemm::Family::tensor_cores, {128, 64, 8, 8, 8, 4, 1}));
   CHECK(!describe_at_run_time(tilegemm::Family::warpgroup_mma, {128, 64, 8, 2, 16, 1, 6}, &why));
   CHECK(why.find("TSN 128 or 256") != std::string::npos);
+  CHECK(!describe_at_run_time(tilegemm::Family::bulk_tensor_cores, {128, 128, 32, 8, 8, 4, 1}));  // 1 buffer
+  CHECK(describe_at_run_time(tilegemm::Family::bulk_tensor_cores, {128, 128, 32, 8, 8, 4, 3})->family_name ==
+        std::string("bulk_tensor_cores"));
   CHECK(!describe_at_run_time(static_cast<tilegemm::Family>(42), {64, 64, 16, 4, 4, 4, 1}));
 }
 

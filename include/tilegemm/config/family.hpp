@@ -14,6 +14,7 @@ enum class Family {
   split_k,            // the prefetch kernel on slices of K in parallel, then a sum of the slices: small C, long K
   tensor_cores,       // warps of mma.sync on NVIDIA tensor cores (compute capability 8.0+): FP64, 3xTF32 or TF32
   warpgroup_mma,      // warpgroups of wgmma on NVIDIA tensor cores (compute capability 9.0 exactly): TF32, 3xTF32
+  bulk_tensor_cores,  // tensor_cores' warps in FP64, fed by the copy engine without work-group barriers (9.0+)
 };
 
 namespace detail {
@@ -24,6 +25,7 @@ enum class OperandAccess {
   packed,         // outer-contiguous operands (A M-contiguous, B N-contiguous) of whole tiles: in place or packed
   either_layout,  // outer- or K-contiguous operands, in place or packed; edges read the way the EdgeMode says
   core_tiles,     // always packed, as the slices of tiles wgmma reads from local memory (kernels/core_tiles.hpp)
+  padded_slices,  // always packed, each tile's slices one after the other in padded rows (kernels/support.hpp)
 };
 
 // Everything about one family, specialised in its file under kernels/: its name, how it takes operands, its rules,

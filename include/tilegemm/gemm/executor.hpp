@@ -54,7 +54,7 @@ inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& 
   operand.copy = std::make_unique<ScratchBuffer>(
       call, scalar_size * static_cast<std::size_t>(copy_elements(plan)) * static_cast<std::size_t>(batch));
   operand.buffer = operand.copy->buffer();
-  const bool core_tiles = plan.tile_outer > 0;  // kernels/core_tiles.hpp
+  const bool core_tiles = plan.layout == CopyLayout::core_tiles;  // kernels/core_tiles.hpp
   // The work-groups: tile x tile work-items of an element each, or for core tiles core_block x core_block elements
   // with 4 of k (core_columns) per work-item.
   const std::size_t block = core_tiles ? core_block : static_cast<std::size_t>(tile);
@@ -67,8 +67,10 @@ inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& 
   if (core_tiles) {
     set_args_from(kernel, next, plan.tile_outer, plan.tile_inner, plan.parts, operand.buffer, storage.stride,
                   copy_elements(plan));
-  } else {
-    set_args_from(kernel, next, operand.buffer, storage.stride, copy_elements(plan));
+  } else {  // pack_operand: the whole outer index as one tile of unpadded rows, or padded slices
+    const bool padded = plan.layout == CopyLayout::padded_slices;
+    set_args_from(kernel, next, padded ? plan.tile_outer : plan.outer_padded, padded ? plan.row : plan.outer_padded,
+                  operand.buffer, storage.stride, copy_elements(plan));
   }
   events.push_back(enqueue(call.queue, kernel,
                            batch_range(round_up(plan.outer_padded, block),

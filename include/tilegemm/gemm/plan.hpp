@@ -40,6 +40,10 @@ enum class StripWork {
 // outer-contiguous and zero-padded to whole tiles. `offset`, `ld` and `stride` (from one problem of a batch to the
 // next; the copies of a batch lie one after the other in one buffer) are what the kernel is given, in units of
 // `unit` elements (its vector width, or 1).
+// How a packed copy lies: rows of the whole outer index (kernels/support.hpp's pack_operand), tiles of it each in
+// padded slices (the same kernel, OperandAccess::padded_slices), or core tiles (kernels/core_tiles.hpp).
+enum class CopyLayout { rows, padded_slices, core_tiles };
+
 struct OperandPlan {
   bool packed = false;
   bool k_contiguous = false;  // the layout the kernel reads: K-contiguous, or outer-contiguous (m of A, n of B)
@@ -54,10 +58,13 @@ struct OperandPlan {
   bool outer_contiguous = false;
   int outer_padded = 0;
   int inner_padded = 0;
-  // A copy in core tiles (kernels/core_tiles.hpp): its tiles' rows (TSM or TSN) and slices' depth (TSK), 0 for the
-  // outer-contiguous copy of the pack kernel; its TF32 images of each slice (2 in tf32x3: high and low parts).
+  // A copy in padded slices or core tiles: its tiles' rows (TSM or TSN) and slices' depth (TSK); in padded slices
+  // the elements of each row of a slice (the tile's and the padding); in core tiles its TF32 images of each slice (2
+  // in tf32x3: high and low parts).
+  CopyLayout layout = CopyLayout::rows;
   int tile_outer = 0;
   int tile_inner = 0;
+  int row = 0;
   int parts = 1;
 };
 
@@ -128,11 +135,13 @@ inline bool work_group_fits(const DeviceLimits& device, std::size_t threads_m, s
   return work_items_fit(device, threads_m, threads_n) && local_bytes <= device.local_memory_bytes;
 }
 
-// The local memory a work-group of `config` may have on the device: what the device reports, and for a kernel built
-// for sm_90a on a GPU of compute capability 9.0 what NVIDIA's driver gives it there (runtime/sm90a_local_memory.hpp).
+// The local memory a work-group of `config` may have on the device: what the device reports, and for the families that
+// take more (warpgroup_mma, bulk_tensor_cores) on a GPU of compute capability 9.0 what NVIDIA's driver gives a kernel
+// there (runtime/sm90a_local_memory.hpp).
 inline std::size_t local_memory_limit(const KernelDescription& config, const DeviceLimits& device) {
   const auto reported = static_cast<std::size_t>(device.local_memory_bytes);
-  const bool wider = config.needs_sm90a && has_warpgroup_mma(device) && !device.sm90a_local_memory_refused;
+  const bool wider =
+      config.local_memory_beyond_reported && has_warpgroup_mma(device) && !device.sm90a_local_memory_refused;
   return wider ? std::max(reported, sm90a_local_memory_bytes) : reported;
 }
 
@@ -210,7 +219,11 @@ inline OperandPlan packed_copy(int outer, int inner, bool outer_contiguous, int 
 }
 
 // The elements of one problem's packed copy, and the bytes of the copies of a whole batch (one buffer).
-inline int copy_elements(const OperandPlan& plan) { return plan.outer_padded * plan.inner_padded * plan.parts; }
+inline int copy_elements(const OperandPlan& plan) {
+  const int rows = plan.layout == CopyLayout::padded_slices ? plan.outer_padded / plan.tile_outer * plan.row
+                                                            : plan.outer_padded;  // of the outer index, padding in
+  return rows * plan.inner_padded * plan.parts;
+}
 inline unsigned long long copy_bytes(const OperandPlan& plan, std::size_t scalar_size, int batch) {
   return static_cast<unsigned long long>(copy_elements(plan)) * static_cast<unsigned long long>(std::max(batch, 1)) *
          scalar_size;
@@ -273,6 +286,7 @@ inline OperandPlan core_tile_copy(int outer, int inner, bool outer_contiguous, i
           "an operand in core tiles (padded to whole tiles, and in two TF32 parts in tf32x3) would exceed 2^31 - 1 "
           "elements; use a smaller problem, or multiply the batch in parts.");
   OperandPlan plan = packed_copy(outer, inner, outer_contiguous, tile_outer, tile_inner, 1, batch);
+  plan.layout = CopyLayout::core_tiles;
   plan.tile_outer = tile_outer;
   plan.tile_inner = tile_inner;
   plan.parts = parts;
@@ -287,6 +301,36 @@ inline void plan_core_tile_operands(Plan& plan, const GemmShape& s, const Device
   const int parts = plan.variant.mma == MmaKind::tf32x3 ? 2 : 1;
   plan.a = core_tile_copy(s.m, s.k, !s.trans_a, t.tsm, t.tsk, parts, s.batch);
   plan.b = core_tile_copy(s.n, s.k, s.trans_b, t.tsn, t.tsk, parts, s.batch);
+  require_copies_fit(plan, s, device, scalar_size);
+  plan.depth = static_cast<int>(round_up(s.k, t.tsk));
+}
+
+// A copy of an operand in padded slices (kernels/support.hpp): tiles of tile_outer rows, each its slices of
+// tile_inner rows of `row` elements one after the other; offsets, leading dimension and stride in units of `unit`.
+inline OperandPlan padded_slice_copy(int outer, int inner, bool outer_contiguous, int tile_outer, int tile_inner,
+                                     int row, int unit, int batch) {
+  const long long rows = (static_cast<long long>(outer) + tile_outer - 1) / tile_outer * row;  // padding in
+  require(rows <= index_limit && packed_elements(static_cast<int>(rows), inner, 1, tile_inner, batch) <= index_limit,
+          batch > 1 ? "the copies of an operand of the batch in padded slices would exceed 2^31 - 1 elements "
+                      "together; multiply the batch in parts."
+                    : "an operand in padded slices (whole tiles, each row padded) would exceed 2^31 - 1 elements; use "
+                      "a smaller problem.");
+  OperandPlan plan = packed_copy(outer, inner, outer_contiguous, tile_outer, tile_inner, unit, batch);
+  plan.layout = CopyLayout::padded_slices;
+  plan.tile_outer = tile_outer;
+  plan.tile_inner = tile_inner;
+  plan.row = row;
+  plan.ld = row / unit;
+  plan.stride = copy_elements(plan) / unit;
+  return plan;
+}
+
+// The bulk_tensor_cores family: both operands copied into padded slices, whatever their layout; whole tiles of K.
+inline void plan_padded_slice_operands(Plan& plan, const GemmShape& s, const DeviceLimits& device,
+                                       std::size_t scalar_size) {
+  const TileShape& t = plan.config.tile;
+  plan.a = padded_slice_copy(s.m, s.k, !s.trans_a, t.tsm, t.tsk, padded_row(t.tsm), t.vw, s.batch);
+  plan.b = padded_slice_copy(s.n, s.k, s.trans_b, t.tsn, t.tsk, padded_row(t.tsn), t.vw, s.batch);
   require_copies_fit(plan, s, device, scalar_size);
   plan.depth = static_cast<int>(round_up(s.k, t.tsk));
 }
@@ -453,6 +497,9 @@ inline Plan plan_product(const KernelDescription& config, const GemmShape& s, co
       break;
     case OperandAccess::core_tiles:
       plan_core_tile_operands(plan, corner, device, scalar_size);
+      break;
+    case OperandAccess::padded_slices:
+      plan_padded_slice_operands(plan, corner, device, scalar_size);
       break;
   }
   if (config.splits_k) plan_split_k(plan, device, scalar_size);

@@ -1,4 +1,4 @@
-// gemm/tensor_math: where the tensor_cores family may run and with which mma.sync instructions, decided from the
+// gemm/tensor_math: where the tensor-core families may run and with which mma.sync instructions, decided from the
 // device description (its compute capability), the scalar and the math mode alone.
 #pragma once
 
@@ -28,6 +28,11 @@ inline bool math_allows_tensor_cores(std::size_t scalar_size, MathMode math) {
 // The compute capability that has wgmma (sm_90a's instructions are not in later GPUs' PTX targets).
 inline constexpr int warpgroup_mma_on = 90;
 inline bool has_warpgroup_mma(const DeviceLimits& device) { return device.compute_capability == warpgroup_mma_on; }
+
+// The compute capability from which the copy engine takes bulk copies into local memory and work-items wait on
+// mbarriers (cp.async.bulk, mbarrier.try_wait): the bulk_tensor_cores family's.
+inline constexpr int copy_engine_from = 90;
+inline bool has_copy_engine(const DeviceLimits& device) { return device.compute_capability >= copy_engine_from; }
 
 // The compute capability `device` reports, as words for a message.
 inline std::string compute_capability_words(const DeviceLimits& device) {
@@ -73,11 +78,32 @@ inline MmaKind require_warpgroup_mma(const KernelDescription& config, const Devi
   return math == MathMode::tf32 ? MmaKind::tf32 : MmaKind::tf32x3;
 }
 
+// The bulk_tensor_cores family's check: double, on the FP64 tensor cores fed by the copy engine; throws
+// tilegemm::Error before anything is built.
+inline MmaKind require_bulk_tensor_cores(const KernelDescription& config, const DeviceLimits& device,
+                                         std::size_t scalar_size) {
+  if (!has_copy_engine(device)) {
+    throw Error(CL_INVALID_DEVICE, "tilegemm: " + config.name() +
+                                       " copies slices with the copy engine (cp.async.bulk), which needs an NVIDIA "
+                                       "GPU of compute capability 9.0 or newer; " +
+                                       device.name + compute_capability_words(device) +
+                                       ". Use AutoConfig or a TensorCores configuration (from 8.0).");
+  }
+  if (scalar_size != sizeof(double)) {
+    throw Error(CL_INVALID_OPERATION,
+                "tilegemm: " + config.name() +
+                    " multiplies double only (on the FP64 tensor cores); the product is in float. Use a TensorCores "
+                    "or WarpgroupMma configuration with MathMode::tf32x3 or MathMode::tf32, or AutoConfig.");
+  }
+  return MmaKind::fp64_sm90;
+}
+
 // The instructions a product of a tensor-core family uses here; throws tilegemm::Error, before anything is built,
 // where the device has no tensor cores or the math mode keeps float off them.
 inline MmaKind require_tensor_cores(const KernelDescription& config, const DeviceLimits& device,
                                     std::size_t scalar_size, MathMode math) {
   if (config.family == Family::warpgroup_mma) return require_warpgroup_mma(config, device, scalar_size, math);
+  if (config.family == Family::bulk_tensor_cores) return require_bulk_tensor_cores(config, device, scalar_size);
   if (!has_tensor_cores(device)) {
     throw Error(CL_INVALID_DEVICE, "tilegemm: " + config.name() +
                                        " multiplies on tensor cores through mma.sync, which needs an NVIDIA GPU of "

@@ -1,6 +1,7 @@
 // kernels/families: every kernel family's file (a new family's file is added here and in config/family.hpp).
 #pragma once
 
+#include "bulk_tensor_cores.hpp"
 #include "local_tiles.hpp"
 #include "naive.hpp"
 #include "prefetch.hpp"

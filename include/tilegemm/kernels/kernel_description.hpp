@@ -28,6 +28,7 @@ struct KernelDescription {
   bool fuses_strips = false;       // has an entry point whose extra work-groups multiply the strips outside a corner
   bool strips_share_local_memory = false;  // those work-groups' stage is in its tiles' local memory, not beside it
   bool needs_sm90a = false;  // its programs are built from PTX retargeted to sm_90a (runtime/sm90a_ptx.hpp)
+  bool local_memory_beyond_reported = false;  // may take up to runtime/sm90a_local_memory.hpp's limit on 9.0
   TileShape tile{};
   int threads_m = 0;
   int threads_n = 0;
@@ -57,6 +58,7 @@ constexpr KernelDescription description_of_family(const TileShape& t, TextPiece 
           Traits::product_and_strips.name != nullptr && fused_strips_fit(threads_m * threads_n),
           Traits::strips_share_local_memory,
           Traits::needs_sm90a,
+          Traits::local_memory_beyond_reported,
           t,
           threads_m,
           threads_n,

@@ -42,6 +42,9 @@ constexpr bool with_family(Family family, Fn&& fn) {
     case Family::warpgroup_mma:
       fn(std::integral_constant<Family, Family::warpgroup_mma>{});
       return true;
+    case Family::bulk_tensor_cores:
+      fn(std::integral_constant<Family, Family::bulk_tensor_cores>{});
+      return true;
   }
   return false;
 }
@@ -49,7 +52,7 @@ constexpr bool with_family(Family family, Fn&& fn) {
 // The family whose traits' name is `name` ("prefetch"), if any.
 inline std::optional<Family> family_named(std::string_view name) {
   std::optional<Family> found;
-  for (int f = 0; f <= static_cast<int>(Family::warpgroup_mma); ++f) {
+  for (int f = 0; f <= static_cast<int>(Family::bulk_tensor_cores); ++f) {
     with_family(static_cast<Family>(f), [&](auto family) {
       if (name == FamilyTraits<decltype(family)::value>::name) found = decltype(family)::value;
     });

@@ -47,15 +47,19 @@ inline void read_operand_tile(__local real (*tile)[PACK_TILE + 1], const int out
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-// Copies an operand into the layout the packed kernels read: dst[i * outer_padded + o] for the outer index o
-// (m of A, n of B) and the inner index i (k), zero outside the outer x inner operand, through a tile in local memory
-// (read_operand_tile) that keeps both the reads and the writes coalesced. Each problem of a batch (launch dimension
-// 2) is src_stride elements past the one before in src and dst_stride in dst.
+// Copies an operand into the layout the packed kernels read, zero outside the outer x inner operand, through a tile
+// in local memory (read_operand_tile) that keeps both the reads and the writes coalesced. Its outer index o (m of A,
+// n of B) is cut into tiles of tile_outer, each a block of inner_padded rows of `row` elements: element (o, i) (i the
+// inner index, k) at dst[o / tile_outer * inner_padded * row + i * row + o % tile_outer], and the padding past each
+// tile's row is zero. With tile_outer = row = outer_padded that is dst[i * outer_padded + o] (the packed families);
+// with the tile of a bulk_tensor_cores configuration and its padded row, each slice of a tile is one contiguous
+// block (OperandAccess::padded_slices). Each problem of a batch (launch dimension 2) is src_stride elements past the
+// one before in src and dst_stride in dst.
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
 void pack_operand(const int outer, const int inner, const int outer_contiguous,
                   __global const real* restrict src, const int src_offset, const int ld,
-                  const int outer_padded, const int inner_padded, __global real* restrict dst,
-                  const int src_stride, const int dst_stride) {
+                  const int outer_padded, const int inner_padded, const int tile_outer, const int row,
+                  __global real* restrict dst, const int src_stride, const int dst_stride) {
   __local real tile[PACK_TILE][PACK_TILE + 1];  // tile[i - i0][o - o0]; the +1 avoids bank conflicts
   const int x = get_local_id(0);
   const int y = get_local_id(1);
@@ -63,7 +67,12 @@ void pack_operand(const int outer, const int inner, const int outer_contiguous,
   const int i0 = get_group_id(1) * PACK_TILE;
   dst += IN_BATCH(0, dst_stride);
   read_operand_tile(tile, outer, inner, outer_contiguous, src + IN_BATCH(src_offset, src_stride), ld, o0, i0);
-  if (o0 + x < outer_padded && i0 + y < inner_padded) dst[(i0 + y) * outer_padded + o0 + x] = tile[y][x];
+  const int o = o0 + x, i = i0 + y;
+  if (o < outer_padded && i < inner_padded) {
+    __global real* tile_row = dst + o / tile_outer * inner_padded * row + i * row;
+    tile_row[o % tile_outer] = tile[y][x];
+    if (o % tile_outer < row - tile_outer) tile_row[tile_outer + o % tile_outer] = (real)0;  // the padding
+  }
 }
 
 // C = alpha * (W_0 + ... + W_{slices-1}) + beta * C: the second pass of split-K, over the partial products W_s

@@ -1,0 +1,116 @@
+// kernels/bulk_tensor_cores: the bulk_tensor_cores family, the tensor_cores family's warps multiplying double on NVIDIA
+// GPUs of compute capability 9.0, fed by the copy engine from operands packed in padded slices.
+#pragma once
+
+#include <cstddef>
+
+#include "../config/fixed_string.hpp"
+#include "../config/tile_config.hpp"
+#include "copy_engine.hpp"
+#include "tensor_cores.hpp"
+
+namespace tilegemm::detail {
+
+inline constexpr char bulk_tensor_cores_layout_source[] = R"CLC(
+// Reads A and B packed in padded slices (OperandAccess::padded_slices, kernels/support.hpp): for each tile of TSM
+// rows of A (TSN of B) its K / TSK slices one after the other, each TSK rows of ROW_A (ROW_B) elements, the tile's
+// and the padding, as the tensor_cores family lays a slice out in local memory. So each slice of A and of B is one
+// contiguous block, which one work-item copies whole with the copy engine (kernels/copy_engine.hpp); the warps wait
+// on mbarriers for a slice to land and say on others when they are done with it, with no work-group barrier. (In the
+// tensor_cores family every work-item copies 16 bytes of each slice and the work-group meets at a barrier per slice:
+// on an H200 that held double to 47 TFLOP/s, as it did with the same copies done row by row by the copy engine.)
+#define SLOTS STAGES
+#define SLICE_A (TSK * ROW_A)  // elements of a slice of A, of B
+#define SLICE_B (TSK * ROW_B)
+#define SLICE_BYTES ((int)sizeof(real) * SLICE_ELEMENTS)
+#define BARRIERS_AT (SLOTS * SLICE_BYTES)  // bytes into local memory: full[SLOTS], then empty[SLOTS] (8 bytes each)
+// A warp is done with a slice once it has read it (mma.sync takes its operands from registers), so a buffer is copied
+// into again one slice after every warp is done with it: AHEAD slices are in flight.
+#define AHEAD (SLOTS - 1)
+)CLC";
+
+inline constexpr char bulk_tensor_cores_source[] = R"CLC(
+// C = alpha * A * B + beta * C, a TSM x TSN tile of it per work-group.
+__kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
+void gemm_bulk_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
+  __local real slices[LOCAL_ELEMENTS] __attribute__((aligned(16)));  // SLOTS slices of A and B, then the mbarriers
+  const int tid = get_local_id(1) * THREADS_M + get_local_id(0);
+  const int warp = tid / 32;
+  const int g = tid % 32 / 4;
+  const int t = tid % 4;
+  const int warp_m = warp % WARPS_M * WM;  // the warp's part of the tile
+  const int warp_n = warp / WARPS_M * WN;
+  const int2 tile = tile_origin();
+  const int count = K / TSK;
+  __global const real* a = (__global const real*)(A + IN_BATCH(a_offset, a_stride)) + tile.x / TSM * count * SLICE_A;
+  __global const real* b = (__global const real*)(B + IN_BATCH(b_offset, b_stride)) + tile.y / TSN * count * SLICE_B;
+  int a_place[PLACES], b_place[PLACES];
+  fragment_places(a_place, b_place, warp_m, warp_n, g, t);
+  real acc[TILES_M][TILES_N][4];
+  clear_accumulators(acc);
+
+  const uint local_base = (uint)(ulong)slices;  // the 32-bit address in the shared window (see tensor_cores)
+  start_slices(local_base, a, b, count, tid);
+  for (int s = 0; s < count; ++s) {
+    slice_ready(local_base, s);
+    multiply_slice(slices + s % SLOTS * SLICE_ELEMENTS, a_place, b_place, acc, false);
+    // mma.sync is collective: once lane 0 is past it, the whole warp has read its operands from the slice.
+    if (tid % 32 == 0) arrive(empty_barrier(local_base, s % SLOTS));
+    refill_slot(local_base, a, b, s + AHEAD, count, tid);
+  }
+
+  store_accumulators(acc, M, N, alpha, beta, C + IN_BATCH(c_offset, c_stride), ldc, tile.x + warp_m, tile.y + warp_n,
+                     g, t);
+}
+)CLC";
+
+// The shared code of the tensor_cores family, then this family's layout and the copy engine's pipeline.
+inline constexpr auto bulk_tensor_cores_helpers =
+    tensor_cores_helpers + bulk_tensor_cores_layout_source + copy_engine_source;
+
+// The elements of a row of a slice of a tile of `tile` rows (TSM or TSN), in local memory and in the packed operands
+// (OperandAccess::padded_slices).
+constexpr int padded_row(int tile) { return tile + tensor_row_pad_double; }
+
+// The mbarriers, 16 bytes per buffer, counted in doubles (the family multiplies double only).
+inline constexpr int bulk_barrier_elements = 2;
+// STAGES padded slices of A and B (as the tensor_cores family counts them) and their mbarriers.
+constexpr std::size_t bulk_tensor_cores_local_elements(const TileShape& t) {
+  return tensor_cores_local_elements(t) + static_cast<std::size_t>(t.stages) * bulk_barrier_elements;
+}
+
+// The tensor_cores family's rules (its warps and slices are the same), its padded rows, and this family's own
+// operands, pipeline and local memory.
+template <>
+struct FamilyTraits<Family::bulk_tensor_cores> : FamilyTraits<Family::tensor_cores> {
+  static constexpr char name[] = "bulk_tensor_cores";
+  static constexpr OperandAccess access = OperandAccess::padded_slices;
+  static constexpr bool local_memory_beyond_reported = true;  // up to runtime/sm90a_local_memory.hpp's limit
+
+  static constexpr std::size_t local_memory_elements(const TileShape& t) { return bulk_tensor_cores_local_elements(t); }
+  static constexpr void defines(PreambleLines& lines, const TileShape& t) {
+    warp_defines(lines, t);
+    lines.define("LOCAL_ELEMENTS", static_cast<long long>(bulk_tensor_cores_local_elements(t)));
+  }
+  static constexpr TextPiece helpers = piece(bulk_tensor_cores_helpers.view());
+  static constexpr EntryPoint product = {"gemm_bulk_tensor_cores", piece(bulk_tensor_cores_source)};
+};
+
+// BulkTensorCores's configuration: the tensor_cores one with this family.
+template <int TSM, int TSN, int TSK, int WM, int WN, int Stages, bool = warp_tile_holds<WM, WN>()>
+struct bulk_tensor_cores_config {
+  using type = TileConfig<TSM, TSN, TSK, WM / 8, WN / 4, 4, Family::bulk_tensor_cores, Stages>;
+};
+
+}  // namespace tilegemm::detail
+
+namespace tilegemm {
+
+// Double on the FP64 tensor cores of NVIDIA GPUs of compute capability 9.0 (H100, H200), as TensorCores multiplies it
+// (TSM x TSN tiles of C per work-group, WM x WN per warp, slices TSK deep, Stages slices in local memory), with the
+// slices copied by the copy engine and no work-group barriers; local memory up to 227 KiB
+// (runtime/sm90a_local_memory.hpp). Both operands are packed first, each slice contiguous (kernels/support.hpp).
+template <int TSM, int TSN, int TSK, int WM, int WN, int Stages>
+using BulkTensorCores = typename detail::bulk_tensor_cores_config<TSM, TSN, TSK, WM, WN, Stages>::type;
+
+}  // namespace tilegemm
