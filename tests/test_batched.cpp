@@ -305,20 +305,30 @@ TEST_CASE("batches of large products on tensor cores: the whole batch's tiles in
   DeviceLimits hopper = h200();
   hopper.compute_capability = 90;
   const auto tensor = [](const Plan& plan) { return plan.config.family == tilegemm::Family::tensor_cores; };
+  const auto bulk = [](const Plan& plan) { return plan.config.family == tilegemm::Family::bulk_tensor_cores; };
+  DeviceLimits ampere = hopper;
+  ampere.compute_capability = 80;
   // Double on tensor cores, as for single products; 1025 is tiled whole (a single product 2049 x 1025 gets a corner
-  // and strips; one of 1025 x 1025, 96 x 96 tiles of the whole C).
-  const Plan batch = plan_default(batch_shape(1025, 1025, 512, 6), hopper, 8);
+  // and strips on 8.0; one of 1025 x 1025, 96 x 96 tiles of the whole C). On 9.0 the copy engine's family takes
+  // batches with a tile for every compute unit, as it does single products, all of C in tiles.
+  const Plan batch = plan_default(batch_shape(1025, 1025, 512, 6), ampere, 8);
   CHECK(tensor(batch));
   CHECK(batch.config.takes_batches);
   CHECK(batch.strips == StripWork::none);
   CHECK(batch.corner_m == 1025);
   CHECK(batch.global[2] == 6);
-  CHECK(plan_default(batch_shape(2049, 1025, 512, 1), hopper, 8).strips != StripWork::none);
+  CHECK(plan_default(batch_shape(2049, 1025, 512, 1), ampere, 8).strips != StripWork::none);
+  const Plan on_copy_engine = plan_default(batch_shape(1025, 1025, 512, 6), hopper, 8);
+  CHECK(bulk(on_copy_engine));
+  CHECK(on_copy_engine.strips == StripWork::none);
+  CHECK(on_copy_engine.corner_m == 1025);
+  CHECK(on_copy_engine.global[2] == 6);
+  CHECK(on_copy_engine.a.layout == CopyLayout::padded_slices);
+  CHECK(on_copy_engine.a.stride == 9 * 512 * 132 / 4);  // 9 tiles of 128 rows, 512 rows of 132 doubles each
+  CHECK(tensor(plan_default(batch_shape(300, 300, 512, 6), hopper, 8)));  // 54 tiles of 128 x 128: too few
   // Small problems stay on the whole-problem tiles; float stays IEEE unless the math mode says otherwise.
   CHECK(!tensor(plan_default(batch_shape(32, 32, 32, 10000), hopper, 8)));
   CHECK(!tensor(plan_default(batch_shape(1025, 1025, 512, 6), hopper, 4)));
-  DeviceLimits ampere = hopper;
-  ampere.compute_capability = 80;
   CHECK(tensor(plan_default(batch_shape(1025, 1025, 512, 6), ampere, 4, tilegemm::MathMode::tf32x3)));
   // On compute capability 9.0 wgmma (as single products), chosen by the tiles of the whole batch, all of C in tiles.
   const auto warpgroup = [](const Plan& plan) { return plan.config.family == tilegemm::Family::warpgroup_mma; };
@@ -507,6 +517,17 @@ TEST_CASE("warpgroup_mma batched in tf32x3, and AutoConfig's large batches on it
   check_batch<tilegemm::AutoConfig, float>(queue, false, true, {1000, 700, 300}, 3, 0.5f, -1.0f);
   check_batch<tilegemm::AutoConfig, float>(queue, true, false, {513, 1024, 129}, 4, 1.0f, 0.0f);
   check_batch<tilegemm::AutoConfig, float>(queue, false, false, {256, 256, 256}, 16, -1.5f, 0.25f);
+}
+
+// The bulk_tensor_cores family on batches (double fed by the copy engine, compute capability 9.0; elsewhere there is
+// nothing to run): a configuration within 48 KiB on every shape and transpose, and AutoConfig on batches large enough
+// for AutoConfig's (203 KiB).
+TEST_CASE("bulk_tensor_cores batched, and AutoConfig's large double batches on it", "[batched][tensor_cores]") {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  if (!tilegemm::detail::has_copy_engine(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()))) return;
+  check_batches_in<tilegemm::BulkTensorCores<64, 64, 8, 32, 32, 3>, double>(EdgePolicy::by_size);
+  check_batch<tilegemm::AutoConfig, double>(queue, false, true, {1000, 700, 300}, 3, 0.5, -1.0);
+  check_batch<tilegemm::AutoConfig, double>(queue, true, false, {513, 1024, 129}, 4, 1.0, 0.0);
 }
 
 TEST_CASE("a batch of one gives gemm's result, bit for bit", "[batched]") {

@@ -389,8 +389,8 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
   using tilegemm::MathMode;
   const DeviceLimits hopper = h200_with_tensor_cores();
   const auto tensor = [](const Plan& plan) { return plan.config.family == tilegemm::Family::tensor_cores; };
-  // Double always; float in tf32x3 and tf32, never in ieee.
-  CHECK(tensor(plan_default(shape(4096, 4096, 4096), hopper, 8)));
+  // Double always (on 9.0 in the copy engine's family, below); float in tf32x3 and tf32, never in ieee.
+  CHECK(plan_default(shape(4096, 4096, 4096), hopper, 8).config.uses_tensor_cores);
   CHECK(plan_default(shape(4096, 4096, 4096), hopper, 8).variant.mma == MmaKind::fp64_sm90);
   CHECK(!tensor(plan_default(shape(4096, 4096, 4096), hopper, 4)));
   CHECK(!tensor(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::ieee)));
@@ -416,19 +416,19 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
   const auto picked = [](const Plan& plan, TensorChoice choice) {
     return plan.config.name() == tensor_candidates[choice].name();
   };
-  CHECK(picked(plan_default(shape(4096, 4096, 4096), hopper, 8), tensor_double_large));
+  CHECK(picked(plan_default(shape(4096, 4096, 4096), a100, 8), tensor_double_large));
   CHECK(picked(plan_default(shape(512, 512, 512), hopper, 8), tensor_double_small));
   CHECK(picked(plan_default(shape(4096, 4096, 4096), a100, 4, MathMode::tf32x3), tensor_float_large));
   CHECK(picked(plan_default(shape(4096, 4096, 4096), a100, 4, MathMode::tf32), tensor_tf32_large));
   CHECK(picked(plan_default(shape(512, 512, 512), hopper, 4, MathMode::tf32), tensor_float_small));
   // Just past a multiple of the small tiles, where 96 x 96 tiles cover all of C in one round (11 x 11 of them on
-  // 132 compute units): those, whole, without strips; at the multiple itself the small tiles. (Float on 8.0: on 9.0
-  // wgmma's whole C takes these sizes.)
+  // 132 compute units): those, whole, without strips; at the multiple itself the small tiles. (On 8.0: on 9.0 wgmma
+  // takes float's whole C at these sizes, and the copy engine's family double's 2049 x 1025.)
   for (const auto& [scalar_size, math, odd, small] :
        {std::tuple{8, MathMode::ieee, tensor_double_odd, tensor_double_small},
         std::tuple{4, MathMode::tf32x3, tensor_float_odd, tensor_float_small},
         std::tuple{4, MathMode::tf32, tensor_float_odd, tensor_float_small}}) {
-    const DeviceLimits& device = scalar_size == 4 ? a100 : hopper;
+    const DeviceLimits& device = a100;
     const Plan odd_plan = plan_default(shape(1025, 1025, 1025), device, scalar_size, math);
     CHECK(picked(odd_plan, odd));
     CHECK(odd_plan.strips == StripWork::none);
@@ -440,12 +440,57 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
     CHECK(!picked(corner, odd));
     CHECK(corner.strips == StripWork::remainder_kernel);
   }
-  const Plan past = plan_default(shape(4097, 4097, 4097), hopper, 8);
+  const Plan past = plan_default(shape(4097, 4097, 4097), a100, 8);
   CHECK(tensor(past));
   CHECK(past.corner_m == 4096);
   CHECK(past.corner_n == 4096);
   CHECK(past.strips == StripWork::remainder_kernel);
-  CHECK(past.a.packed);  // lda = 4097 is no whole vector
+  CHECK(past.a.packed);                                                                // lda = 4097 is no whole vector
+  CHECK(picked(plan_default(shape(1025, 1025, 1025), hopper, 8), tensor_double_odd));  // 9 x 9 tiles of 128: too few
+}
+
+TEST_CASE(
+    "the default plan takes the copy engine's family for double on compute capability 9.0 where C has a tile "
+    "for every compute unit",
+    "[unit][plan][tensor_cores]") {
+  const DeviceLimits hopper = h200_with_tensor_cores();
+  const auto bulk = [](const Plan& plan) { return plan.config.family == tilegemm::Family::bulk_tensor_cores; };
+  // All of C in 128 x 128 tiles, both operands packed in padded slices 32 deep (rows of 128 + 4 doubles), K padded to
+  // whole slices, 203 KiB of local memory.
+  const Plan plan = plan_default(shape(4097, 4097, 4097), hopper, 8);
+  REQUIRE(bulk(plan));
+  CHECK(plan.config.name() == "bulk_tensor_cores 128x128x32 8x8 v4 s3");
+  CHECK(plan.config.local_memory_elements * 8 > hopper.local_memory_bytes);
+  CHECK(plan.variant.mma == MmaKind::fp64_sm90);
+  CHECK(plan.strips == StripWork::none);
+  CHECK(plan.corner_m == 4097);
+  CHECK(plan.global[0] == 33 * 16);
+  CHECK(plan.global[1] == 33 * 16);
+  CHECK(plan.depth == 4128);  // 129 slices of 32
+  for (const OperandPlan* operand : {&plan.a, &plan.b}) {
+    CHECK(operand->packed);
+    CHECK(operand->layout == CopyLayout::padded_slices);
+    CHECK(operand->tile_outer == 128);
+    CHECK(operand->row == 132);
+    CHECK(operand->ld == 33);  // in vectors of 4
+    CHECK(operand->stride == 33 * 4128 * 132 / 4);
+  }
+  CHECK(bulk(plan_default(shape(1536, 1536, 64), hopper, 8)));     // 144 tiles on 132 compute units
+  CHECK(!bulk(plan_default(shape(1408, 1408, 1024), hopper, 8)));  // 121
+  // Float never (wgmma or mma.sync); compute capability 8.0 has no copy engine; where the driver refused local memory
+  // past what the device reports, mma.sync's double within it.
+  for (tilegemm::MathMode math : {tilegemm::MathMode::ieee, tilegemm::MathMode::tf32x3, tilegemm::MathMode::tf32}) {
+    CHECK(!bulk(plan_default(shape(4096, 4096, 4096), hopper, 4, math)));
+  }
+  DeviceLimits a100 = hopper;
+  a100.compute_capability = 80;
+  CHECK(plan_default(shape(4096, 4096, 4096), a100, 8).config.family == tilegemm::Family::tensor_cores);
+  DeviceLimits refused = hopper;
+  refused.sm90a_local_memory_refused = true;
+  CHECK(plan_default(shape(4096, 4096, 4096), refused, 8).config.family == tilegemm::Family::tensor_cores);
+  // Named, it runs double only, from compute capability 9.0 on, and says so before anything is built.
+  CHECK_THROWS_AS(plan_product(plan.config, shape(4096, 4096, 4096), a100, 8), tilegemm::Error);
+  CHECK_THROWS_AS(plan_product(plan.config, shape(4096, 4096, 4096), hopper, 4), tilegemm::Error);
 }
 
 TEST_CASE(

@@ -246,6 +246,30 @@ inline bool plan_warpgroup_mma(Plan& plan, const GemmShape& s, const DeviceLimit
   }
 }
 
+// Double on the copy engine's pipeline (kernels/bulk_tensor_cores.hpp) where the device has it and C has a tile for
+// every compute unit, all of C in tiles (the packed copies are padded). On an H200 (2026-11-27, whole calls, TFLOP/s
+// at 4096 / 8192, cuBLAS DGEMM 46.8 / 47.7 in the same run): 128 x 128 x 32 in 3 buffers (203 KiB) 54.0 / 52.0;
+// 128 x 128 x 16 in 3, 4 and 5 51.1 to 51.6 / 51.4; 128 x 128 x 8 in 6 45.9 / 46.0; 128 x 128 x 32 in 2 34.3 / 35.0;
+// against 45.9 / 47.1 for the tensor_cores family's 128 x 128 x 4 in 4, which had been AutoConfig's.
+inline constexpr KernelDescription bulk_double = describe<BulkTensorCores<128, 128, 32, 64, 32, 3>>;
+inline bool plan_bulk_tensor_cores(Plan& plan, const GemmShape& s, const DeviceLimits& device,
+                                   std::size_t scalar_size) {
+  if (scalar_size != sizeof(double) || !has_copy_engine(device) ||
+      batch_tiles_of(s, bulk_double.tile) < static_cast<long long>(device.compute_units) ||
+      !config_fits(bulk_double, device, scalar_size)) {
+    return false;
+  }
+  try {
+    plan = plan_product(bulk_double, s, device, scalar_size,
+                        corner_options(bulk_double, s, device, scalar_size, MathMode::ieee, true));
+    return true;
+  } catch (const Error&) {
+    return false;  // a packed copy larger than the device's largest buffer
+  } catch (const std::invalid_argument&) {
+    return false;  // or past the kernels' 32-bit indices, padding in: the other tensor-core plans may read in place
+  }
+}
+
 // The tensor-core plan of a product, where tensor cores run it (see TensorChoice and plan_warpgroup_mma), with the
 // tiled corner rule of the other candidates (and odd_sizes_whole); false where they do not.
 inline bool plan_tensor_cores(Plan& plan, const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
@@ -254,7 +278,9 @@ inline bool plan_tensor_cores(Plan& plan, const GemmShape& s, const DeviceLimits
       static_cast<double>(s.m) * s.n * s.k < tensor_cores_from_volume) {
     return false;
   }
-  if (plan_warpgroup_mma(plan, s, device, scalar_size, math)) return true;
+  if (plan_warpgroup_mma(plan, s, device, scalar_size, math) || plan_bulk_tensor_cores(plan, s, device, scalar_size)) {
+    return true;
+  }
   const bool is_double = scalar_size == sizeof(double);
   const std::size_t large = is_double                ? tensor_double_large
                             : math == MathMode::tf32 ? tensor_tf32_large
