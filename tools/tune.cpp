@@ -53,6 +53,13 @@ inline std::string unfit_reason(const KernelDescription& c, const DeviceLimits& 
       return "wgmma: compute capability 9.0, float, and in tf32x3 6 stages or more and slices at most 32 deep";
     }
   }
+  if (c.family == tilegemm::Family::bulk_tensor_cores) {
+    try {
+      require_tensor_cores(c, device, scalar_size, math);
+    } catch (const tilegemm::Error&) {
+      return "the copy engine's double: compute capability 9.0 or newer, double only";
+    }
+  }
   if (static_cast<std::size_t>(c.threads()) > device.max_work_group_size) {
     return "work-groups larger than the device's " + std::to_string(device.max_work_group_size) + " work-items";
   }

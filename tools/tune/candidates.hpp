@@ -54,7 +54,7 @@ inline constexpr std::array<Candidate, prefetch_count> prefetch_candidates = [] 
 // The other families: split-K for long K, the packed families (register blocking with vector loads, wide types) and
 // the caller-layout ones for processors and small devices, and the tensor cores where the device and the math mode
 // allow them (double; float in tf32x3 or tf32).
-inline constexpr std::array<Candidate, 47> other_candidates = {{
+inline constexpr std::array<Candidate, 49> other_candidates = {{
     {Family::split_k, {64, 64, 16, 4, 4, 4, 1}},
     {Family::split_k, {64, 64, 32, 4, 4, 4, 1}},
     {Family::split_k, {32, 32, 16, 2, 2, 2, 1}},
@@ -102,6 +102,9 @@ inline constexpr std::array<Candidate, 47> other_candidates = {{
     {Family::warpgroup_mma, {64, 128, 32, 2, 32, 1, 4}},   // <64, 128, 32, 4>: tf32's for small C
     {Family::warpgroup_mma, {128, 128, 32, 2, 32, 1, 6}},  // <128, 128, 32, 6>: tf32x3's
     {Family::warpgroup_mma, {64, 128, 16, 2, 32, 1, 8}},   // <64, 128, 16, 8>: tf32x3's for small C
+    {Family::bulk_tensor_cores,
+     {128, 128, 32, 8, 8, 4, 3}},  // BulkTensorCores<128, 128, 32, 64, 32, 3>: double's on 9.0
+    {Family::bulk_tensor_cores, {128, 128, 16, 8, 8, 4, 4}},  // <128, 128, 16, 64, 32, 4>
 }};
 
 constexpr bool all_valid() {
