@@ -22,6 +22,9 @@ using TensorCores = tilegemm::TensorCores<128, 128, 16, 64, 64, 2>;
 // Tensor cores through wgmma, TF32: NVIDIA GPUs of compute capability 9.0 (H100, H200) only. Its slices take 96 KiB
 // of local memory, past the 48 KiB the device reports: wgmma kernels may have 227 KiB there.
 using Warpgroup = tilegemm::WarpgroupMma<128, 128, 32, 3>;
+// Double on the FP64 tensor cores of H100 and H200, its slices copied by the copy engine (AutoConfig's for large
+// double products there): compute capability 9.0 and newer only, 203 KiB of local memory.
+using Bulk = tilegemm::BulkTensorCores<128, 128, 32, 64, 32, 3>;
 // TF32 keeps 10 bits of mantissa: its products are off by about 1e-4 to 1e-3 of their terms.
 constexpr double tf32_tolerance = 1e-2;
 
@@ -46,16 +49,17 @@ double time_ms(Work&& work) {
 // median of 5 warm calls, each with its uploads and downloads; returns whether C matches the double-precision
 // reference within `tolerance` of its largest entry. A configuration the device cannot run throws tilegemm::Error
 // before anything is built.
-template <class Config>
-bool run(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b, const Eigen::MatrixXd& reference,
+template <class Config, class Scalar>
+bool run(const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>& a,
+         const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>& b, const Eigen::MatrixXd& reference,
          const std::string& mode = "", double tolerance = 1e-4) {
-  Eigen::MatrixXf c;
+  Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> c;
   const double first = time_ms([&] { c = tilegemm::gpu_gemm<Config>(a, b); });
   std::vector<double> warm;
   for (int i = 0; i < 5; ++i) warm.push_back(time_ms([&] { c = tilegemm::gpu_gemm<Config>(a, b); }));
   std::nth_element(warm.begin(), warm.begin() + 2, warm.end());
   const double gflops = 2.0 * a.rows() * a.cols() * b.cols() / (warm[2] * 1e6);
-  const double error = (c.cast<double>() - reference).cwiseAbs().maxCoeff() / reference.cwiseAbs().maxCoeff();
+  const double error = (c.template cast<double>() - reference).cwiseAbs().maxCoeff() / reference.cwiseAbs().maxCoeff();
   const bool ok = c.allFinite() && error <= tolerance;  // an entry never written would be NaN
   std::printf("%-52s %10.2f %10.3f %9.2f %10.2e  %s\n", (name_of<Config>() + mode).c_str(), first, warm[2], gflops,
               error, ok ? "ok" : "WRONG");
@@ -71,7 +75,9 @@ int main(int argc, char** argv) try {
   }
   const cl::Device device = tilegemm::default_queue().getInfo<CL_QUEUE_DEVICE>();
   std::printf("device: %s (choose another with TILEGEMM_DEVICE)\n", device.getInfo<CL_DEVICE_NAME>().c_str());
-  std::printf("C = A * B, %ldx%ld floats; times in ms with uploads and downloads, warm: median of 5\n\n", n, n);
+  std::printf(
+      "C = A * B, %ldx%ld floats (the last row doubles); times in ms with uploads and downloads, warm: median of 5\n\n",
+      n, n);
 
   const Eigen::MatrixXf a = Eigen::MatrixXf::Random(n, n);
   const Eigen::MatrixXf b = Eigen::MatrixXf::Random(n, n);
@@ -117,6 +123,18 @@ int main(int argc, char** argv) try {
       std::printf("%-52s needs wgmma: tilegemm::Error, code() CL_INVALID_DEVICE\n  %s\n", Warpgroup::name().c_str(),
                   e.what());
     }
+  }
+
+  // Double on the tensor cores through the copy engine (the same values as doubles: the reference is exact for them
+  // up to double's rounding).
+  try {
+    ok = run<Bulk>(Eigen::MatrixXd(a.cast<double>()), Eigen::MatrixXd(b.cast<double>()), reference, " in double",
+                   1e-12) &&
+         ok;
+  } catch (const tilegemm::Error& e) {
+    if (e.code() != CL_INVALID_DEVICE) throw;
+    std::printf("%-52s needs the copy engine: tilegemm::Error, code() CL_INVALID_DEVICE\n  %s\n", Bulk::name().c_str(),
+                e.what());
   }
 
   std::printf("\n%s\n", ok ? "ok: every configuration that ran matches the double-precision product"
