@@ -234,6 +234,7 @@ TEST_CASE("a bulk_tensor_cores program is tensor_cores' shared code with the cop
   CHECK(contains(all, "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64"));
   CHECK(contains(all, "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"));
   CHECK(contains(all, "mbarrier.try_wait.parity.shared::cta.b64"));
+  CHECK(contains(all, "bar.warp.sync -1;"));  // before a warp says it is done with a slice
   CHECK(contains(all, "#define SLICE_A (TSK * ROW_A)"));
   CHECK(contains(all, "inline void multiply_slice("));                                  // tensor_cores' code
   CHECK(!contains(all, "barrier(CLK_LOCAL_MEM_FENCE);\n    if (s + STAGES < count)"));  // not its pipeline

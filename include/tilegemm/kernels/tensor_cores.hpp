@@ -300,10 +300,26 @@ inline int2 tile_origin() {
   return (int2)(TSM * (first_m + linear % band % band_rows), TSN * (linear % band / band_rows));
 }
 
+// Where a work-item works: its index in the work-group, its lane's group g and place t (see the top), and the first
+// row and column of its warp's part of the tile.
+typedef struct {
+  int tid, g, t, warp_m, warp_n;
+} WarpLane;
+inline WarpLane warp_lane() {
+  WarpLane lane;
+  lane.tid = get_local_id(1) * THREADS_M + get_local_id(0);
+  const int warp = lane.tid / 32;
+  lane.g = lane.tid % 32 / 4;
+  lane.t = lane.tid % 4;
+  lane.warp_m = warp % WARPS_M * WM;
+  lane.warp_n = warp / WARPS_M * WN;
+  return lane;
+}
+
 // a_place and b_place for load_fragments, for the lane (g, t) of the warp whose part of the tile starts at (warp_m,
 // warp_n).
-inline void fragment_places(int a_place[PLACES], int b_place[PLACES], const int warp_m, const int warp_n, const int g,
-                            const int t) {
+inline void fragment_places(int a_place[PLACES], int b_place[PLACES], const WarpLane lane) {
+  const int g = lane.g, t = lane.t, warp_m = lane.warp_m, warp_n = lane.warp_n;
 #if LANE_BLOCKS
 #pragma unroll
   for (int p = 0; p < LANE_A / 4; ++p) {
@@ -331,10 +347,11 @@ inline void clear_accumulators(real acc[TILES_M][TILES_N][4]) {
       for (int v = 0; v < 4; ++v) acc[i][j][v] = 0;
 }
 
-// C = alpha * acc + beta * C for the lane's elements of the warp's part, from row `row` and column `column` of C.
+// C = alpha * acc + beta * C for the lane's elements of its warp's part of the tile at (tile_m, tile_n).
 inline void store_accumulators(real acc[TILES_M][TILES_N][4], const int M, const int N, const real alpha,
-                               const real beta, __global real* C, const int ldc, const int row, const int column,
-                               const int g, const int t) {
+                               const real beta, __global real* C, const int ldc, const int2 tile,
+                               const WarpLane lane) {
+  const int row = tile.x + lane.warp_m, column = tile.y + lane.warp_n, g = lane.g, t = lane.t;
 #pragma unroll
   for (int i = 0; i < TILES_M; ++i)
 #pragma unroll
@@ -355,17 +372,13 @@ inline constexpr char tensor_cores_source[] = R"CLC(
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
 void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   __local real slices[LOCAL_ELEMENTS] __attribute__((aligned(16)));  // STAGES slices of A and B
-  const int tid = get_local_id(1) * THREADS_M + get_local_id(0);
-  const int warp = tid / 32;
-  const int g = tid % 32 / 4;
-  const int t = tid % 4;
-  const int warp_m = warp % WARPS_M * WM;  // the warp's part of the tile
-  const int warp_n = warp / WARPS_M * WN;
+  const WarpLane lane = warp_lane();
+  const int tid = lane.tid;
   const int2 tile = tile_origin();
   __global const real* a = (__global const real*)(A + IN_BATCH(a_offset, a_stride)) + tile.x;
   __global const real* b = (__global const real*)(B + IN_BATCH(b_offset, b_stride)) + tile.y;
   int a_place[PLACES], b_place[PLACES];
-  fragment_places(a_place, b_place, warp_m, warp_n, g, t);
+  fragment_places(a_place, b_place, lane);
   real acc[TILES_M][TILES_N][4];
   clear_accumulators(acc);
 
@@ -396,8 +409,7 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
     end_copy_group();
   }
 
-  store_accumulators(acc, M, N, alpha, beta, C + IN_BATCH(c_offset, c_stride), ldc, tile.x + warp_m, tile.y + warp_n,
-                     g, t);
+  store_accumulators(acc, M, N, alpha, beta, C + IN_BATCH(c_offset, c_stride), ldc, tile, lane);
 }
 )CLC";
 
