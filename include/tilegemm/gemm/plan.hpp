@@ -36,14 +36,14 @@ enum class StripWork {
   remainder_kernel,  // the remainder kernel, after the tiles
 };
 
-// How the kernel reads one operand: in place (the caller's buffer) or through a copy that the pack kernel makes,
-// outer-contiguous and zero-padded to whole tiles. `offset`, `ld` and `stride` (from one problem of a batch to the
-// next; the copies of a batch lie one after the other in one buffer) are what the kernel is given, in units of
-// `unit` elements (its vector width, or 1).
 // How a packed copy lies: rows of the whole outer index (kernels/support.hpp's pack_operand), tiles of it each in
 // padded slices (the same kernel, OperandAccess::padded_slices), or core tiles (kernels/core_tiles.hpp).
 enum class CopyLayout { rows, padded_slices, core_tiles };
 
+// How the kernel reads one operand: in place (the caller's buffer) or through a copy that the pack kernel makes,
+// zero-padded to whole tiles, laid out as `layout` says. `offset`, `ld` and `stride` (from one problem of a batch to
+// the next; the copies of a batch lie one after the other in one buffer) are what the kernel is given, in units of
+// `unit` elements (its vector width, or 1).
 struct OperandPlan {
   bool packed = false;
   bool k_contiguous = false;  // the layout the kernel reads: K-contiguous, or outer-contiguous (m of A, n of B)

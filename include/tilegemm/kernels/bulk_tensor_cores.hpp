@@ -1,5 +1,5 @@
 // kernels/bulk_tensor_cores: the bulk_tensor_cores family, the tensor_cores family's warps multiplying double on NVIDIA
-// GPUs of compute capability 9.0, fed by the copy engine from operands packed in padded slices.
+// GPUs of compute capability 9.0 and newer, fed by the copy engine from operands packed in padded slices.
 #pragma once
 
 #include <cstddef>
@@ -103,9 +103,9 @@ struct bulk_tensor_cores_config {
 
 namespace tilegemm {
 
-// Double on the FP64 tensor cores of NVIDIA GPUs of compute capability 9.0 (H100, H200), as TensorCores multiplies it
-// (TSM x TSN tiles of C per work-group, WM x WN per warp, slices TSK deep, Stages slices in local memory), with the
-// slices copied by the copy engine and no work-group barriers; local memory up to 227 KiB
+// Double on the FP64 tensor cores of NVIDIA GPUs of compute capability 9.0 and newer (H100, H200), as TensorCores
+// multiplies it (TSM x TSN tiles of C per work-group, WM x WN per warp, slices TSK deep, Stages slices in local
+// memory), with the slices copied by the copy engine and no work-group barriers; local memory up to 227 KiB on 9.0
 // (runtime/sm90a_local_memory.hpp). Both operands are packed first, each slice contiguous (kernels/support.hpp).
 template <int TSM, int TSN, int TSK, int WM, int WN, int Stages>
 using BulkTensorCores = typename detail::bulk_tensor_cores_config<TSM, TSN, TSK, WM, WN, Stages>::type;
