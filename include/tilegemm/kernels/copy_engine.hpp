@@ -65,8 +65,8 @@ inline uint slice_ready(const uint local_base, const int s) {
   wait_phase(full_barrier(local_base, s % SLOTS), s / SLOTS % 2);
   return local_base + s % SLOTS * SLICE_BYTES;
 }
-// Once every warp has said it is done with slice `done` (arrive on its empty mbarrier), one work-item copies slice
-// `next` into that buffer: the two are SLOTS apart.
+// One work-item copies slice `next` into its buffer once every warp has said it is done with the slice SLOTS before
+// it there (an arrival on the buffer's empty mbarrier).
 inline void refill_slot(const uint local_base, __global const real* a, __global const real* b, const int next,
                         const int count, const int tid) {
   if (tid == 0 && next < count) {
