@@ -1,5 +1,5 @@
 // tilegemm-tune: times tilegemm's candidate configurations on this device per shape class, checks their results, and
-// writes the winners to tuned.txt in the cache folder, where AutoConfig reads them (README, "Tuning").
+// writes the winners to tuned.txt in the cache folder, where AutoConfig reads them (docs/tuning.md).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
