@@ -48,14 +48,14 @@ inline std::string unfit_reason(const KernelDescription& c, const DeviceLimits& 
   }
   if (c.family == tilegemm::Family::warpgroup_mma) {
     try {
-      require_tensor_cores(c, device, scalar_size, math);
+      require_implementable(c, device, scalar_size, math);
     } catch (const tilegemm::Error&) {
       return "wgmma: compute capability 9.0, float, and in tf32x3 6 stages or more and slices at most 32 deep";
     }
   }
   if (c.family == tilegemm::Family::bulk_tensor_cores) {
     try {
-      require_tensor_cores(c, device, scalar_size, math);
+      require_implementable(c, device, scalar_size, math);
     } catch (const tilegemm::Error&) {
       return "the copy engine's double: compute capability 9.0 or newer, double only";
     }

@@ -8,9 +8,11 @@
 #include "../config/tile_config.hpp"
 #include "common.hpp"
 #include "families.hpp"
+#include "family_defaults.hpp"
 #include "preamble.hpp"
 #include "program_text.hpp"
 #include "remainder.hpp"
+#include "run_target.hpp"
 #include "strip.hpp"
 #include "support.hpp"
 #include "tf32_rounding.hpp"
@@ -37,13 +39,16 @@ struct KernelDescription {
   TextPiece helpers;
   EntryPoint product;
   EntryPoint product_and_strips;
+  // The family's answer to where it can run (its FamilyTraits' can_implement, kernels/run_target.hpp).
+  Implementation (*can_implement)(const TileShape&, const RunTarget&) = FamilyDefaults::can_implement;
 
   int threads() const { return threads_m * threads_n; }
   std::string name() const { return config_name(family_name, tile); }
 };
 
 // A configuration of family F with tiles `t` (TileConfig's rules and the family's hold) and its preamble: one
-// definition for describe<Config> and for configurations read at run time (kernels/runtime_description.hpp).
+// definition for describe<Config> and for configurations read at run time (kernels/runtime_description.hpp). F may be
+// any family with FamilyTraits, in the built-in list (kernels/families.hpp) or not.
 template <Family F>
 constexpr KernelDescription description_of_family(const TileShape& t, TextPiece config_preamble) {
   using Traits = FamilyTraits<F>;
@@ -66,7 +71,8 @@ constexpr KernelDescription description_of_family(const TileShape& t, TextPiece 
           config_preamble,
           Traits::helpers,
           Traits::product,
-          Traits::product_and_strips};
+          Traits::product_and_strips,
+          Traits::can_implement};
 }
 
 template <class Config>
