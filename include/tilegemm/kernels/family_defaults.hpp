@@ -19,7 +19,7 @@ namespace tilegemm::detail {
 struct FamilyDefaults {
   static constexpr bool splits_k = false;
   static constexpr bool takes_batches = true;
-  static constexpr bool uses_tensor_cores = false;  // runs only where the planner finds tensor cores (Variant::mma)
+  static constexpr bool uses_tensor_cores = false;  // multiplies with the MmaKind can_implement picks
   static constexpr bool needs_sm90a = false;        // its PTX is retargeted to sm_90a (kernels/warpgroup_mma.hpp)
   // it may take more local memory than the device reports, up to runtime/sm90a_local_memory.hpp's limit on 9.0
   static constexpr bool local_memory_beyond_reported = false;

@@ -26,7 +26,7 @@ struct KernelDescription {
   OperandAccess access = OperandAccess::caller_layout;
   bool splits_k = false;
   bool takes_batches = false;      // its product entry point runs a batch of problems in launch dimension 2
-  bool uses_tensor_cores = false;  // runs only where the planner finds tensor cores, with the MmaKind it picks
+  bool uses_tensor_cores = false;  // multiplies with the MmaKind its can_implement picks (Variant::mma)
   bool fuses_strips = false;       // has an entry point whose extra work-groups multiply the strips outside a corner
   bool strips_share_local_memory = false;  // those work-groups' stage is in its tiles' local memory, not beside it
   bool needs_sm90a = false;  // its programs are built from PTX retargeted to sm_90a (runtime/sm90a_ptx.hpp)
