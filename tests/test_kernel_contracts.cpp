@@ -68,13 +68,13 @@ void check_config(const CallContext& call) {
   Variant plain;
   if (config.family == tilegemm::Family::warpgroup_mma) {  // TF32 on compute capability 9.0 only
     if (!has_warpgroup_mma(call.limits) || std::is_same_v<Scalar, double>) return;
-    plain.mma = require_tensor_cores(config, call.limits, sizeof(Scalar), tilegemm::MathMode::tf32);
+    plain.mma = require_implementable(config, call.limits, sizeof(Scalar), tilegemm::MathMode::tf32);
   } else if (config.family == tilegemm::Family::bulk_tensor_cores) {  // double from compute capability 9.0 only
     if (!has_copy_engine(call.limits) || !std::is_same_v<Scalar, double>) return;
-    plain.mma = require_tensor_cores(config, call.limits, sizeof(Scalar), tilegemm::MathMode::ieee);
+    plain.mma = require_implementable(config, call.limits, sizeof(Scalar), tilegemm::MathMode::ieee);
   } else if (config.uses_tensor_cores) {  // only where there are tensor cores, in the kinds the planner would pick
     if (!has_tensor_cores(call.limits)) return;
-    plain.mma = require_tensor_cores(config, call.limits, sizeof(Scalar), tilegemm::MathMode::tf32x3);
+    plain.mma = require_implementable(config, call.limits, sizeof(Scalar), tilegemm::MathMode::tf32x3);
   }
   std::vector<Variant> variants = {plain};
   if (config.fuses_strips) {

@@ -330,7 +330,7 @@ TEST_CASE("a configuration described at run time equals describe<Config>", "[uni
   CHECK(!describe_at_run_time(tilegemm::Family::prefetch, {64, 64, 16, 4, 4, 4, 2}));
   CHECK(!describe_at_run_time(tilegemm::Family::tensor_cores, {128, 64, 8, 8, 8, 4, 1}));
   CHECK(!describe_at_run_time(tilegemm::Family::warpgroup_mma, {128, 64, 8, 2, 16, 1, 6}, &why));
-  CHECK(why.find("TSN 128 or 256") != std::string::npos);
+  CHECK(why.find("TSN must be 128 or 256") != std::string::npos);  // the static_assert's sentence
   CHECK(!describe_at_run_time(tilegemm::Family::bulk_tensor_cores, {128, 128, 32, 8, 8, 4, 1}));  // 1 buffer
   CHECK(describe_at_run_time(tilegemm::Family::bulk_tensor_cores, {128, 128, 32, 8, 8, 4, 3})->family_name ==
         std::string("bulk_tensor_cores"));

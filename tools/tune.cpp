@@ -42,24 +42,9 @@ struct Runnable {
 inline std::string unfit_reason(const KernelDescription& c, const DeviceLimits& device, std::size_t scalar_size,
                                 MathMode math) {
   using namespace tilegemm::detail;
-  if (c.uses_tensor_cores && !has_tensor_cores(device)) return "no tensor cores on this device";
-  if (c.uses_tensor_cores && !math_allows_tensor_cores(scalar_size, math)) {
-    return "tensor cores in float only in the tf32x3 or tf32 math mode (TILEGEMM_MATH)";
-  }
-  if (c.family == tilegemm::Family::warpgroup_mma) {
-    try {
-      require_tensor_cores(c, device, scalar_size, math);
-    } catch (const tilegemm::Error&) {
-      return "wgmma: compute capability 9.0, float, and in tf32x3 6 stages or more and slices at most 32 deep";
-    }
-  }
-  if (c.family == tilegemm::Family::bulk_tensor_cores) {
-    try {
-      require_tensor_cores(c, device, scalar_size, math);
-    } catch (const tilegemm::Error&) {
-      return "the copy engine's double: compute capability 9.0 or newer, double only";
-    }
-  }
+  // Where the family runs, in its own words (its can_implement): "tensor_cores multiplies on tensor cores ...".
+  const Implementation found = implementation_on(c, device, scalar_size, math);
+  if (!found.possible()) return c.family_name + found.why;
   if (static_cast<std::size_t>(c.threads()) > device.max_work_group_size) {
     return "work-groups larger than the device's " + std::to_string(device.max_work_group_size) + " work-items";
   }

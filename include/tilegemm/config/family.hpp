@@ -3,19 +3,23 @@
 
 namespace tilegemm {
 
-// The kernel families of the SGEMM tutorial that tilegemm grew from, each selectable through a TileConfig. Each has
-// its own file under kernels/ (source, rules and FamilyTraits); kernels/families.hpp includes them all.
-enum class Family {
-  naive,              // kernel 1: one work-item per element of C, straight from global memory
-  local_tiles,        // kernels 2 and 3: square tiles in local memory, WPTN columns of C per work-item
-  wide_types,         // kernel 4: vector types, VW rows of C per work-item, one vector multiply-add per step
-  register_blocking,  // kernels 5, 6, 7 and 10: WPTM x WPTN register blocks, rectangular tiles, VW-wide loads
-  prefetch,           // kernel 9: double-buffered local memory; reads the caller's A and B in place in either layout
-  split_k,            // the prefetch kernel on slices of K in parallel, then a sum of the slices: small C, long K
-  tensor_cores,       // warps of mma.sync on NVIDIA tensor cores (compute capability 8.0+): FP64, 3xTF32 or TF32
-  warpgroup_mma,      // warpgroups of wgmma on NVIDIA tensor cores (compute capability 9.0 exactly): TF32, 3xTF32
-  bulk_tensor_cores,  // tensor_cores' warps in FP64, fed by the copy engine without work-group barriers (9.0+)
-};
+// The kernel families of the SGEMM tutorial that tilegemm grew from, each selectable through a TileConfig: the one
+// list a new family joins, as FAMILY(name). Each has its own file under kernels/ (source, rules, where it runs,
+// FamilyTraits), included by kernels/families.hpp, which makes the list of families' types from this one.
+#define TILEGEMM_FAMILIES(FAMILY)                                                                                      \
+  FAMILY(naive)             /* kernel 1: one work-item per element of C, straight from global memory */                \
+  FAMILY(local_tiles)       /* kernels 2 and 3: square tiles in local memory, WPTN columns of C per work-item */       \
+  FAMILY(wide_types)        /* kernel 4: vector types, VW rows of C per work-item, one vector multiply-add per step */ \
+  FAMILY(register_blocking) /* kernels 5, 6, 7 and 10: WPTM x WPTN register blocks, rectangular tiles, VW loads */     \
+  FAMILY(prefetch)          /* kernel 9: double-buffered local memory; the caller's A and B in place, either layout */ \
+  FAMILY(split_k)           /* the prefetch kernel on slices of K in parallel, then a sum of them: small C, long K */  \
+  FAMILY(tensor_cores)      /* warps of mma.sync on NVIDIA tensor cores (compute capability 8.0+): FP64, TF32 */       \
+  FAMILY(warpgroup_mma)     /* warpgroups of wgmma on NVIDIA tensor cores (compute capability 9.0 exactly): TF32 */    \
+  FAMILY(bulk_tensor_cores) /* tensor_cores' warps in FP64, fed by the copy engine without barriers (9.0+) */
+
+#define TILEGEMM_FAMILY_ENUMERATOR(name) name,
+enum class Family { TILEGEMM_FAMILIES(TILEGEMM_FAMILY_ENUMERATOR) };
+#undef TILEGEMM_FAMILY_ENUMERATOR
 
 namespace detail {
 

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "family.hpp"
+#include "rule_list.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -25,9 +26,8 @@ inline std::string config_name(const char* family, const TileShape& t) {
   return t.stages > 1 ? text + " s" + std::to_string(t.stages) : text;
 }
 
-// The rules every TileConfig obeys, as predicates on plain values: TileConfig's static_asserts and the check of a
-// configuration read at run time (kernels/runtime_description.hpp) both use them. Each is false, never a division
-// by zero, for sizes that break an earlier rule.
+// The rules every TileConfig obeys, as predicates on plain values. Each is false, never a division by zero, for sizes
+// that break an earlier rule.
 constexpr bool sizes_positive(const TileShape& t) {
   return t.tsm > 0 && t.tsn > 0 && t.tsk > 0 && t.wptm > 0 && t.wptn > 0 && t.vw > 0;
 }
@@ -49,23 +49,35 @@ constexpr bool loads_even(const TileShape& t) {
   return threads > 0 && (static_cast<long long>(t.tsk) * t.tsm) % (t.vw * threads) == 0 &&
          (static_cast<long long>(t.tsk) * t.tsn) % (t.vw * threads) == 0;
 }
-// The first of the rules above that `t` breaks, as a sentence, or nullptr.
-constexpr const char* shared_rule_broken(const TileShape& t) {
-  if (!sizes_positive(t)) return "every tile size, work-per-thread and vector width must be positive";
-  if (!work_divides_tiles(t)) return "TSM must be a multiple of WPTM and TSN of WPTN";
-  if (!group_size_allowed(t)) return "a work-group may have at most 1024 work-items";
-  if (!vector_width_allowed(t.vw)) return "the vector width VW must be 1, 2, 4, 8 or 16";
-  if (!tiles_hold_vectors(t)) return "TSM and TSN must be multiples of the vector width VW";
-  return nullptr;
-}
 
-template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
-constexpr bool tiles_load_evenly() {
-  static_assert(loads_even(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
-                "TileConfig: the work-items of a group must share the loads of a tile evenly: TSK * TSM and TSK * TSN "
-                "must both be multiples of VW * (TSM / WPTM) * (TSN / WPTN).");
-  return true;
-}
+// The rules of every TileConfig (config/rule_list.hpp), checked before its family's.
+#define TILEGEMM_SHARED_RULES(RULE)                                                                                    \
+  RULE(positive_sizes, sizes_positive(t), "every tile size, work-per-thread and vector width must be positive.")       \
+  RULE(tsm_multiple_of_wptm, !sizes_positive(t) || t.tsm % t.wptm == 0,                                                \
+       "TSM must be a multiple of WPTM, since each work-item computes WPTM of the TSM rows of a tile.")                \
+  RULE(tsn_multiple_of_wptn, !sizes_positive(t) || t.tsn % t.wptn == 0,                                                \
+       "TSN must be a multiple of WPTN, since each work-item computes WPTN of the TSN columns of a tile.")             \
+  RULE(at_most_1024_work_items, group_size_allowed(t),                                                                 \
+       "a work-group may have at most 1024 work-items; (TSM / WPTM) * (TSN / WPTN) is larger. Raise WPTM or WPTN, or " \
+       "shrink the tiles.")                                                                                            \
+  RULE(vector_width_values, vector_width_allowed(t.vw),                                                                \
+       "the vector width VW must be 1, 2, 4, 8 or 16 (the OpenCL vector sizes).")                                      \
+  RULE(tiles_multiple_of_vector_width, tiles_hold_vectors(t),                                                          \
+       "TSM and TSN must be multiples of the vector width VW, since tiles are loaded in vectors.")
+// The rule of the families that stage tiles in local memory, for their lists.
+#define TILEGEMM_LOADS_EVEN_RULE(RULE)                                                                          \
+  RULE(loads_shared_evenly, loads_even(t),                                                                      \
+       "the work-items of a group must share the loads of a tile evenly: TSK * TSM and TSK * TSN must both be " \
+       "multiples of VW * (TSM / WPTM) * (TSN / WPTN).")
+// The rule of the families that keep one slice in local memory at a time, for their lists.
+#define TILEGEMM_ONE_STAGE_RULE(RULE)                                                                                  \
+  RULE(one_stage, t.stages == 1,                                                                                       \
+       "only the tensor-core families (tensor_cores, warpgroup_mma) keep several slices in flight; leave Stages at 1 " \
+       "for the others.")
+
+struct SharedRules {
+  TILEGEMM_RULES_FROM(TILEGEMM_SHARED_RULES)
+};
 
 }  // namespace detail
 
@@ -86,34 +98,16 @@ struct TileConfig {
   static constexpr int stages = Stages_;
   static constexpr detail::TileShape given = {TSM_, TSN_, TSK_, WPTM_, WPTN_, VW_, Stages_};
 
-  static_assert(detail::sizes_positive(given),
-                "TileConfig: every tile size, work-per-thread and vector width must be positive.");
-  static_assert(!detail::sizes_positive(given) || given.tsm % given.wptm == 0,
-                "TileConfig: TSM must be a multiple of WPTM, since each work-item computes WPTM of "
-                "the TSM rows of a tile.");
-  static_assert(!detail::sizes_positive(given) || given.tsn % given.wptn == 0,
-                "TileConfig: TSN must be a multiple of WPTN, since each work-item computes WPTN of "
-                "the TSN columns of a tile.");
+  static_assert(detail::SharedRules::rules_hold<TSM_, TSN_, TSK_, WPTM_, WPTN_, VW_, Stages_>());
+  static_assert(detail::FamilyTraits<Family_>::template rules_hold<TSM_, TSN_, TSK_, WPTM_, WPTN_, VW_, Stages_>());
 
   // Work-items per work-group along M and N (the tutorial's RTSM and RTSN), and in all.
   static constexpr int threads_m = TSM / WPTM;
   static constexpr int threads_n = TSN / WPTN;
   static constexpr int threads = threads_m * threads_n;
-  static_assert(detail::group_size_allowed(given),
-                "TileConfig: a work-group may have at most 1024 work-items; (TSM / WPTM) * (TSN / "
-                "WPTN) is larger. Raise WPTM or WPTN, or shrink the tiles.");
-
-  static_assert(detail::vector_width_allowed(VW),
-                "TileConfig: the vector width VW must be 1, 2, 4, 8 or 16 (the OpenCL vector sizes).");
-  static_assert(detail::tiles_hold_vectors(given),
-                "TileConfig: TSM and TSN must be multiples of the vector width VW, since tiles are loaded in vectors.");
-
   // Vectors of A and of B each work-item moves from global to local memory per TSK slice (LPTA and LPTB).
   static constexpr int loads_a = (TSK * TSM) / (VW * threads);
   static constexpr int loads_b = (TSK * TSN) / (VW * threads);
-
-  static_assert(detail::FamilyTraits<Family_>::template rules_hold<TSM_, TSN_, TSK_, WPTM_, WPTN_, VW_>());
-  static_assert(detail::FamilyTraits<Family_>::template stages_hold<Stages_>());
 
   static constexpr detail::TileShape shape = {TSM, TSN, TSK, WPTM, WPTN, VW, Stages_};
   // Local memory one work-group uses, in elements of the scalar type.

@@ -445,11 +445,10 @@ inline void check_batch_fits(const KernelDescription& config, const GemmShape& s
 }
 
 // The plan of a product, or of a batch of products of one shape, with one configuration. Throws tilegemm::Error when
-// the device cannot run it.
+// the device cannot run it (its family refuses the device, the scalar or the math mode, or it does not fit).
 inline Plan plan_product(const KernelDescription& config, const GemmShape& s, const DeviceLimits& device,
                          std::size_t scalar_size, const PlanOptions& options = {}) {
-  const MmaKind mma =
-      config.uses_tensor_cores ? require_tensor_cores(config, device, scalar_size, options.math) : MmaKind::none;
+  const MmaKind mma = require_implementable(config, device, scalar_size, options.math);
   check_work_group(
       device, [&] { return config.name(); }, config.threads_m, config.threads_n,
       config.local_memory_elements * scalar_size, local_memory_limit(config, device));

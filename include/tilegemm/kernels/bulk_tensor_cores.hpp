@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "../config/fixed_string.hpp"
 #include "../config/tile_config.hpp"
@@ -69,6 +70,10 @@ inline constexpr auto bulk_tensor_cores_helpers =
 // (OperandAccess::padded_slices).
 constexpr int padded_row(int tile) { return tile + tensor_row_pad_double; }
 
+// The compute capability from which the copy engine takes bulk copies into local memory and work-items wait on
+// mbarriers (cp.async.bulk, mbarrier.try_wait).
+inline constexpr int copy_engine_from = 90;
+
 // The mbarriers, 16 bytes per buffer, counted in doubles (the family multiplies double only).
 inline constexpr int bulk_barrier_elements = 2;
 // STAGES padded slices of A and B (as the tensor_cores family counts them) and their mbarriers.
@@ -85,6 +90,23 @@ struct FamilyTraits<Family::bulk_tensor_cores> : FamilyTraits<Family::tensor_cor
   static constexpr bool local_memory_beyond_reported = true;  // up to runtime/sm90a_local_memory.hpp's limit
 
   static constexpr std::size_t local_memory_elements(const TileShape& t) { return bulk_tensor_cores_local_elements(t); }
+  // Double only, where the copy engine takes bulk copies into local memory and work-items wait on mbarriers.
+  static Implementation can_implement(const TileShape&, const RunTarget& target) {
+    if (target.compute_capability < copy_engine_from) {
+      return Implementation::refused(Refusal::device,
+                                     " copies slices with the copy engine (cp.async.bulk), which needs an NVIDIA GPU "
+                                     "of compute capability 9.0 or newer; " +
+                                         std::string(target.device_name) + compute_capability_words(target) +
+                                         ". Use AutoConfig or a TensorCores configuration (from 8.0).");
+    }
+    if (target.scalar_size != sizeof(double)) {
+      return Implementation::refused(
+          Refusal::operation,
+          " multiplies double only (on the FP64 tensor cores); the product is in float. Use a TensorCores or "
+          "WarpgroupMma configuration with MathMode::tf32x3 or MathMode::tf32, or AutoConfig.");
+    }
+    return Implementation::uses(MmaKind::fp64_sm90);
+  }
   static constexpr void defines(PreambleLines& lines, const TileShape& t) {
     warp_defines(lines, t);
     lines.define("LOCAL_ELEMENTS", static_cast<long long>(bulk_tensor_cores_local_elements(t)));

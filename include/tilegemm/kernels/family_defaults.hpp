@@ -8,28 +8,23 @@
 #include "../config/tile_config.hpp"
 #include "preamble_lines.hpp"
 #include "program_text.hpp"
+#include "run_target.hpp"
 
 namespace tilegemm::detail {
 
-// A family's FamilyTraits derives from this and sets the rest (name, access, rules_hold, local_memory_elements,
-// product): no split-K, an entry point that takes batches (it ends with BATCH_PARAMETERS, kernels/common.hpp), no
-// tensor cores, no pipeline stages (stages_fit, stages_hold), no preamble lines of its own, no shared code before its
-// entry point, no entry point that also multiplies strips.
+// A family's FamilyTraits derives from this and sets the rest (name, access, its rules through TILEGEMM_RULES_FROM,
+// local_memory_elements, product): no split-K, an entry point that takes batches (it ends with BATCH_PARAMETERS,
+// kernels/common.hpp), no tensor cores, runs on every device in every math mode, no preamble lines of its own, no
+// shared code before its entry point, no entry point that also multiplies strips.
 struct FamilyDefaults {
   static constexpr bool splits_k = false;
   static constexpr bool takes_batches = true;
-  static constexpr bool uses_tensor_cores = false;  // runs only where the planner finds tensor cores (Variant::mma)
+  static constexpr bool uses_tensor_cores = false;  // multiplies with the MmaKind can_implement picks
   static constexpr bool needs_sm90a = false;        // its PTX is retargeted to sm_90a (kernels/warpgroup_mma.hpp)
   // it may take more local memory than the device reports, up to runtime/sm90a_local_memory.hpp's limit on 9.0
   static constexpr bool local_memory_beyond_reported = false;
-  static constexpr bool stages_fit(int stages) { return stages == 1; }
-  template <int Stages>
-  static constexpr bool stages_hold() {
-    static_assert(stages_fit(Stages),
-                  "TileConfig: only the tensor-core families (tensor_cores, warpgroup_mma) keep several slices in "
-                  "flight; leave Stages at 1 for the others.");
-    return true;
-  }
+  // Whether a configuration with tiles `t` can run on `target`, and with which tensor-core instructions.
+  static Implementation can_implement(const TileShape&, const RunTarget&) { return {}; }
   static constexpr void defines(PreambleLines&, const TileShape&) {}
   static constexpr TextPiece helpers = {};
   static constexpr EntryPoint product_and_strips = {};

@@ -8,9 +8,11 @@
 #include "../config/tile_config.hpp"
 #include "common.hpp"
 #include "families.hpp"
+#include "family_defaults.hpp"
 #include "preamble.hpp"
 #include "program_text.hpp"
 #include "remainder.hpp"
+#include "run_target.hpp"
 #include "strip.hpp"
 #include "support.hpp"
 #include "tf32_rounding.hpp"
@@ -24,7 +26,7 @@ struct KernelDescription {
   OperandAccess access = OperandAccess::caller_layout;
   bool splits_k = false;
   bool takes_batches = false;      // its product entry point runs a batch of problems in launch dimension 2
-  bool uses_tensor_cores = false;  // runs only where the planner finds tensor cores, with the MmaKind it picks
+  bool uses_tensor_cores = false;  // multiplies with the MmaKind its can_implement picks (Variant::mma)
   bool fuses_strips = false;       // has an entry point whose extra work-groups multiply the strips outside a corner
   bool strips_share_local_memory = false;  // those work-groups' stage is in its tiles' local memory, not beside it
   bool needs_sm90a = false;  // its programs are built from PTX retargeted to sm_90a (runtime/sm90a_ptx.hpp)
@@ -37,13 +39,16 @@ struct KernelDescription {
   TextPiece helpers;
   EntryPoint product;
   EntryPoint product_and_strips;
+  // The family's answer to where it can run (its FamilyTraits' can_implement, kernels/run_target.hpp).
+  Implementation (*can_implement)(const TileShape&, const RunTarget&) = FamilyDefaults::can_implement;
 
   int threads() const { return threads_m * threads_n; }
   std::string name() const { return config_name(family_name, tile); }
 };
 
 // A configuration of family F with tiles `t` (TileConfig's rules and the family's hold) and its preamble: one
-// definition for describe<Config> and for configurations read at run time (kernels/runtime_description.hpp).
+// definition for describe<Config> and for configurations read at run time (kernels/runtime_description.hpp). F may be
+// any family with FamilyTraits, in the built-in list (kernels/families.hpp) or not.
 template <Family F>
 constexpr KernelDescription description_of_family(const TileShape& t, TextPiece config_preamble) {
   using Traits = FamilyTraits<F>;
@@ -66,7 +71,8 @@ constexpr KernelDescription description_of_family(const TileShape& t, TextPiece 
           config_preamble,
           Traits::helpers,
           Traits::product,
-          Traits::product_and_strips};
+          Traits::product_and_strips,
+          Traits::can_implement};
 }
 
 template <class Config>

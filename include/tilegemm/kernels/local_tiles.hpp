@@ -56,17 +56,13 @@ struct FamilyTraits<Family::local_tiles> : FamilyDefaults {
   static constexpr char name[] = "local_tiles";
   static constexpr OperandAccess access = OperandAccess::caller_layout;
 
-  template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
-  static constexpr bool rules_hold() {
-    static_assert(local_tiles_shape(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
-                  "TileConfig: the local_tiles family needs square tiles (TSM == TSN == TSK), WPTM == 1 and VW == 1; "
-                  "use LocalTiles<TS> or MoreWorkPerThread<TS, WPT>.");
-    return tiles_load_evenly<TSM, TSN, TSK, WPTM, WPTN, VW>();
-  }
-  static constexpr const char* rule_broken(const TileShape& t) {
-    if (!local_tiles_shape(t)) return "the local_tiles family needs TSM == TSN == TSK, WPTM == 1 and VW == 1";
-    return loads_even(t) ? nullptr : "the work-items of a group must share the loads of a tile evenly";
-  }
+#define TILEGEMM_LOCAL_TILES_RULES(RULE)                                                                           \
+  RULE(local_tiles_family, local_tiles_shape(t),                                                                   \
+       "the local_tiles family needs square tiles (TSM == TSN == TSK), WPTM == 1 and VW == 1; use LocalTiles<TS> " \
+       "or MoreWorkPerThread<TS, WPT>.")                                                                           \
+  TILEGEMM_LOADS_EVEN_RULE(RULE)                                                                                   \
+  TILEGEMM_ONE_STAGE_RULE(RULE)
+  TILEGEMM_RULES_FROM(TILEGEMM_LOCAL_TILES_RULES)
   static constexpr std::size_t local_memory_elements(const TileShape& t) {
     return single_buffered_local_elements(t);  // Asub and Bsub
   }

@@ -34,16 +34,12 @@ struct FamilyTraits<Family::naive> : FamilyDefaults {
   static constexpr char name[] = "naive";
   static constexpr OperandAccess access = OperandAccess::caller_layout;
 
-  template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
-  static constexpr bool rules_hold() {
-    static_assert(naive_shape(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
-                  "TileConfig: the naive family computes one element per work-item without tiles in K: use "
-                  "TileConfig<TSM, TSN, 1, 1, 1, 1, Family::naive> (or Naive<TSM, TSN>).");
-    return true;
-  }
-  static constexpr const char* rule_broken(const TileShape& t) {
-    return naive_shape(t) ? nullptr : "the naive family needs TSK == WPTM == WPTN == VW == 1";
-  }
+#define TILEGEMM_NAIVE_RULES(RULE)                                                                    \
+  RULE(naive_family, naive_shape(t),                                                                  \
+       "the naive family computes one element per work-item without tiles in K: use TileConfig<TSM, " \
+       "TSN, 1, 1, 1, 1, Family::naive> (or Naive<TSM, TSN>).")                                       \
+  TILEGEMM_ONE_STAGE_RULE(RULE)
+  TILEGEMM_RULES_FROM(TILEGEMM_NAIVE_RULES)
   static constexpr std::size_t local_memory_elements(const TileShape&) { return 0; }
 
   static constexpr TextPiece helpers = caller_operands;

@@ -296,28 +296,19 @@ constexpr std::size_t double_buffered_local_elements(const TileShape& t) {
 constexpr bool whole_vectors_per_item(const TileShape& t) {
   return t.vw > 0 && t.wptm % t.vw == 0 && t.wptn % t.vw == 0 && t.tsk % t.vw == 0;
 }
-constexpr const char* double_buffered_rule_broken(const TileShape& t) {
-  if (!whole_vectors_per_item(t)) return "WPTM, WPTN and TSK must be multiples of the vector width VW";
-  return loads_even(t) ? nullptr : "the work-items of a group must share the loads of a tile evenly";
-}
-template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
-constexpr bool double_buffered_rules_hold() {
-  static_assert(whole_vectors_per_item(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
-                "TileConfig: the prefetch and split_k families read whole vectors along M, N and K, so WPTM, WPTN "
-                "and TSK must be multiples of the vector width VW.");
-  return tiles_load_evenly<TSM, TSN, TSK, WPTM, WPTN, VW>();
-}
+#define TILEGEMM_DOUBLE_BUFFERED_RULES(RULE)                                                                   \
+  RULE(whole_vectors_along_k, whole_vectors_per_item(t),                                                       \
+       "the prefetch and split_k families read whole vectors along M, N and K, so WPTM, WPTN and TSK must be " \
+       "multiples of the vector width VW.")                                                                    \
+  TILEGEMM_LOADS_EVEN_RULE(RULE)                                                                               \
+  TILEGEMM_ONE_STAGE_RULE(RULE)
 
 template <>
 struct FamilyTraits<Family::prefetch> : FamilyDefaults {
   static constexpr char name[] = "prefetch";
   static constexpr OperandAccess access = OperandAccess::either_layout;
 
-  template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
-  static constexpr bool rules_hold() {
-    return double_buffered_rules_hold<TSM, TSN, TSK, WPTM, WPTN, VW>();
-  }
-  static constexpr const char* rule_broken(const TileShape& t) { return double_buffered_rule_broken(t); }
+  TILEGEMM_RULES_FROM(TILEGEMM_DOUBLE_BUFFERED_RULES)
   static constexpr std::size_t local_memory_elements(const TileShape& t) { return double_buffered_local_elements(t); }
   // The strip code's parameters where its work-groups can multiply the strips too (fused_strips_fit).
   static constexpr void defines(PreambleLines& lines, const TileShape& t) {

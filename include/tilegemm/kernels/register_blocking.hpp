@@ -67,13 +67,10 @@ struct FamilyTraits<Family::register_blocking> : FamilyDefaults {
   static constexpr char name[] = "register_blocking";
   static constexpr OperandAccess access = OperandAccess::packed;
 
-  template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
-  static constexpr bool rules_hold() {
-    return tiles_load_evenly<TSM, TSN, TSK, WPTM, WPTN, VW>();
-  }
-  static constexpr const char* rule_broken(const TileShape& t) {
-    return loads_even(t) ? nullptr : "the work-items of a group must share the loads of a tile evenly";
-  }
+#define TILEGEMM_REGISTER_BLOCKING_RULES(RULE) \
+  TILEGEMM_LOADS_EVEN_RULE(RULE)               \
+  TILEGEMM_ONE_STAGE_RULE(RULE)
+  TILEGEMM_RULES_FROM(TILEGEMM_REGISTER_BLOCKING_RULES)
   static constexpr std::size_t local_memory_elements(const TileShape& t) {
     return single_buffered_local_elements(t);  // Asub and Bsub
   }

@@ -36,11 +36,7 @@ struct FamilyTraits<Family::split_k> : FamilyDefaults {
   static constexpr bool splits_k = true;
   static constexpr bool takes_batches = false;  // launch dimension 2 holds its slices of K
 
-  template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
-  static constexpr bool rules_hold() {
-    return double_buffered_rules_hold<TSM, TSN, TSK, WPTM, WPTN, VW>();
-  }
-  static constexpr const char* rule_broken(const TileShape& t) { return double_buffered_rule_broken(t); }
+  TILEGEMM_RULES_FROM(TILEGEMM_DOUBLE_BUFFERED_RULES)
   static constexpr std::size_t local_memory_elements(const TileShape& t) { return double_buffered_local_elements(t); }
   static constexpr void defines(PreambleLines& lines, const TileShape& t) { local_row_defines(lines, t); }
 

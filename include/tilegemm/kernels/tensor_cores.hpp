@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "../config/fixed_string.hpp"
 #include "../config/tile_config.hpp"
@@ -429,7 +430,12 @@ constexpr std::size_t tensor_cores_local_elements(const TileShape& t) {
   return static_cast<std::size_t>(t.stages) * t.tsk * (t.tsm + t.tsn + 2 * tensor_row_pad_double);
 }
 
-// The rules of the tensor_cores family (see rules_hold below for their reasons), as predicates on plain values.
+// The compute capabilities (major * 10 + minor) from which mma.sync multiplies TF32 and FP64 (8.0), and from which
+// it has the FP64 shapes 16 x 8 x 8 and 16 x 8 x 16 (9.0; 8.x has 8 x 8 x 4 only, at half the rate).
+inline constexpr int tensor_cores_from = 80;
+inline constexpr int wide_fp64_mma_from = 90;
+
+// The rules of the tensor_cores family (see its list below for their reasons), as predicates on plain values.
 constexpr bool tensor_vectors(const TileShape& t) { return t.vw == 4; }
 constexpr bool tensor_even_blocks(const TileShape& t) { return t.wptm % 2 == 0 && t.wptn % 2 == 0; }
 constexpr bool tensor_warps_tile(const TileShape& t) {
@@ -447,40 +453,48 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
 
   // Each warp computes an (8 WPTM) x (4 WPTN) part of the tile (its lanes are 8 groups along M times 4 places along
   // N, each holding WPTM x WPTN elements of C), so a group has (TSM / WPTM) / 8 x (TSN / WPTN) / 4 warps.
-  template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
-  static constexpr bool rules_hold() {
-    static_assert(tensor_vectors(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
-                  "TileConfig: the tensor_cores family copies slices in pieces of 16 bytes and reads operands in place "
-                  "at offsets and leading dimensions that are multiples of 4 elements: VW must be 4.");
-    static_assert(tensor_even_blocks(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
-                  "TileConfig: a tensor_cores warp's part of the tile, (8 WPTM) x (4 WPTN), is made of 16 x 8 tiles of "
-                  "mma.sync: WPTM and WPTN must be even.");
-    static_assert(tensor_warps_tile(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
-                  "TileConfig: the tensor_cores warps' parts, (8 WPTM) x (4 WPTN) each, must tile TSM x TSN: TSM must "
-                  "be a multiple of 8 WPTM and TSN a multiple of 4 WPTN.");
-    static_assert(tensor_slices(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
-                  "TileConfig: the tensor_cores family multiplies slices in steps of 4, 8 or 16 (mma.sync m16n8k4 and "
-                  "wider): TSK must be a multiple of 4.");
-    static_assert(tensor_spans(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
-                  "TileConfig: the tensor_cores family swizzles each row of a slice in local memory within spans of "
-                  "128 bytes (32 floats, 16 doubles): TSM and TSN must be multiples of 32.");
-    return true;
-  }
-  static constexpr bool stages_fit(int stages) { return tensor_stages(stages); }
-  template <int Stages>
-  static constexpr bool stages_hold() {
-    static_assert(tensor_stages(Stages),
-                  "TileConfig: the tensor_cores family keeps 2 to 8 slices of A and B in local memory (Stages): one "
-                  "multiplied while the others are copied.");
-    return true;
-  }
-  static constexpr const char* rule_broken(const TileShape& t) {
-    if (!tensor_vectors(t)) return "the tensor_cores family needs VW == 4";
-    if (!tensor_even_blocks(t)) return "the tensor_cores family needs even WPTM and WPTN";
-    if (!tensor_warps_tile(t)) return "the tensor_cores family needs TSM a multiple of 8 WPTM and TSN of 4 WPTN";
-    if (!tensor_slices(t)) return "the tensor_cores family needs TSK a multiple of 4";
-    if (!tensor_spans(t)) return "the tensor_cores family needs TSM and TSN multiples of 32";
-    return tensor_stages(t.stages) ? nullptr : "the tensor_cores family keeps 2 to 8 slices (Stages)";
+#define TILEGEMM_TENSOR_CORES_RULES(RULE)                                                                           \
+  RULE(tensor_vector_width, tensor_vectors(t),                                                                      \
+       "the tensor_cores family copies slices in pieces of 16 bytes and reads operands in place at offsets and "    \
+       "leading dimensions that are multiples of 4 elements: VW must be 4.")                                        \
+  RULE(tensor_even_blocks, tensor_even_blocks(t),                                                                   \
+       "a tensor_cores warp's part of the tile, (8 WPTM) x (4 WPTN), is made of 16 x 8 tiles of mma.sync: WPTM "    \
+       "and WPTN must be even.")                                                                                    \
+  RULE(tensor_warps_tile, tensor_warps_tile(t),                                                                     \
+       "the tensor_cores warps' parts, (8 WPTM) x (4 WPTN) each, must tile TSM x TSN: TSM must be a multiple of 8 " \
+       "WPTM and TSN a multiple of 4 WPTN.")                                                                        \
+  RULE(tensor_slice_depth, tensor_slices(t),                                                                        \
+       "the tensor_cores family multiplies slices in steps of 4, 8 or 16 (mma.sync m16n8k4 and wider): TSK must "   \
+       "be a multiple of 4.")                                                                                       \
+  RULE(tensor_spans, tensor_spans(t),                                                                               \
+       "the tensor_cores family swizzles each row of a slice in local memory within spans of 128 bytes (32 "        \
+       "floats, 16 doubles): TSM and TSN must be multiples of 32.")                                                 \
+  RULE(tensor_stages, tensor_stages(t.stages),                                                                      \
+       "the tensor_cores family keeps 2 to 8 slices of A and B in local memory (Stages): one multiplied while "     \
+       "the others are copied.")
+  TILEGEMM_RULES_FROM(TILEGEMM_TENSOR_CORES_RULES)
+  // mma.sync from compute capability 8.0; float only in a tensor math mode.
+  static Implementation can_implement(const TileShape&, const RunTarget& target) {
+    if (target.compute_capability < tensor_cores_from) {
+      return Implementation::refused(Refusal::device,
+                                     " multiplies on tensor cores through mma.sync, which needs an NVIDIA GPU of "
+                                     "compute capability 8.0 or newer; " +
+                                         std::string(target.device_name) + compute_capability_words(target) +
+                                         ". Use AutoConfig (it takes the tensor cores where there are some) or a "
+                                         "configuration of another family.");
+    }
+    if (target.scalar_size == sizeof(double)) {
+      return Implementation::uses(target.compute_capability >= wide_fp64_mma_from ? MmaKind::fp64_sm90
+                                                                                  : MmaKind::fp64_sm80);
+    }
+    if (target.math == MathMode::ieee) {
+      return Implementation::refused(
+          Refusal::operation,
+          " multiplies float on TF32 tensor cores, which the math mode ieee (IEEE FP32, the default) rules out. "
+          "Choose MathMode::tf32x3 (FP32-accurate) or MathMode::tf32 for the call (gemm's math argument, or a "
+          "ScopedMathMode) or the process (TILEGEMM_MATH=tf32x3), or a configuration of another family.");
+    }
+    return Implementation::uses(target.math == MathMode::tf32 ? MmaKind::tf32 : MmaKind::tf32x3);
   }
   static constexpr std::size_t local_memory_elements(const TileShape& t) { return tensor_cores_local_elements(t); }
   static constexpr void defines(PreambleLines& lines, const TileShape& t) {

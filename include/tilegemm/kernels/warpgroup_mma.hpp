@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "../config/fixed_string.hpp"
 #include "../config/tile_config.hpp"
@@ -261,7 +262,13 @@ inline constexpr int warpgroup_summed_depth = 32;
 // against 213 / 200.
 inline constexpr int warpgroup_barrier_bytes = 16;
 
-// The rules of the warpgroup_mma family (see rules_hold below for their reasons), as predicates on plain values.
+// The compute capability that has wgmma (sm_90a's instructions are not in later GPUs' PTX targets).
+inline constexpr int warpgroup_mma_on = 90;
+// The buffers a warpgroup_mma configuration needs in tf32x3, whose slices take two each (high and low parts), for its
+// pipeline: one slice multiplied, one whose products may still run, one copied.
+inline constexpr int warpgroup_tf32x3_stages = 2 * warpgroup_pipeline_slices;
+
+// The rules of the warpgroup_mma family (see its list below for their reasons), as predicates on plain values.
 constexpr bool warpgroup_rows(const TileShape& t) { return t.tsm == 64 || t.tsm == 128; }
 constexpr bool warpgroup_columns(const TileShape& t) { return t.tsn == 128 || t.tsn == 256; }
 constexpr bool warpgroup_slices(const TileShape& t) { return t.tsk % 8 == 0; }
@@ -276,37 +283,54 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
   static constexpr bool needs_sm90a = true;
   static constexpr bool local_memory_beyond_reported = true;  // up to runtime/sm90a_local_memory.hpp's limit
 
-  template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
-  static constexpr bool rules_hold() {
-    constexpr TileShape t{TSM, TSN, TSK, WPTM, WPTN, VW};
-    static_assert(warpgroup_rows(t),
-                  "TileConfig: a warpgroup_mma work-group has one warpgroup (128 work-items) per 64 rows of the tile, "
-                  "and NVIDIA's compiler gives these kernels at most 256 work-items: TSM must be 64 or 128.");
-    static_assert(
-        warpgroup_columns(t),
-        "TileConfig: a warpgroup_mma warpgroup multiplies its 64 rows in parts of 64 x 128 (wgmma m64n128k8), "
-        "and local memory holds at most 256 columns: TSN must be 128 or 256.");
-    static_assert(warpgroup_slices(t),
-                  "TileConfig: wgmma multiplies TF32 8 deep at a time: TSK must be a multiple of 8.");
-    static_assert(warpgroup_layout(t),
-                  "TileConfig: each work-item of a warpgroup_mma warpgroup holds 2 rows by TSN / 4 columns of C and "
-                  "reads whole slices: WPTM must be 2, WPTN TSN / 4 and VW 1 (use the WarpgroupMma alias).");
-    return true;
-  }
-  static constexpr bool stages_fit(int stages) { return warpgroup_stages(stages); }
-  template <int Stages>
-  static constexpr bool stages_hold() {
-    static_assert(warpgroup_stages(Stages),
-                  "TileConfig: the warpgroup_mma family keeps 3 to 8 slices of A and B in local memory (Stages): one "
-                  "multiplied, one whose products may still run, and the others copied.");
-    return true;
-  }
-  static constexpr const char* rule_broken(const TileShape& t) {
-    if (!warpgroup_rows(t)) return "the warpgroup_mma family needs TSM 64 or 128";
-    if (!warpgroup_columns(t)) return "the warpgroup_mma family needs TSN 128 or 256";
-    if (!warpgroup_slices(t)) return "the warpgroup_mma family needs TSK a multiple of 8";
-    if (!warpgroup_layout(t)) return "the warpgroup_mma family needs WPTM 2, WPTN TSN / 4 and VW 1";
-    return warpgroup_stages(t.stages) ? nullptr : "the warpgroup_mma family keeps 3 to 8 slices (Stages)";
+#define TILEGEMM_WARPGROUP_MMA_RULES(RULE)                                                                            \
+  RULE(warpgroup_rows, warpgroup_rows(t),                                                                             \
+       "a warpgroup_mma work-group has one warpgroup (128 work-items) per 64 rows of the tile, and NVIDIA's "         \
+       "compiler gives these kernels at most 256 work-items: TSM must be 64 or 128.")                                 \
+  RULE(warpgroup_columns, warpgroup_columns(t),                                                                       \
+       "a warpgroup_mma warpgroup multiplies its 64 rows in parts of 64 x 128 (wgmma m64n128k8), and local "          \
+       "memory holds at most 256 columns: TSN must be 128 or 256.")                                                   \
+  RULE(warpgroup_slices, warpgroup_slices(t), "wgmma multiplies TF32 8 deep at a time: TSK must be a multiple of 8.") \
+  RULE(warpgroup_layout, warpgroup_layout(t),                                                                         \
+       "each work-item of a warpgroup_mma warpgroup holds 2 rows by TSN / 4 columns of C and reads whole slices: "    \
+       "WPTM must be 2, WPTN TSN / 4 and VW 1 (use the WarpgroupMma alias).")                                         \
+  RULE(warpgroup_stages, warpgroup_stages(t.stages),                                                                  \
+       "the warpgroup_mma family keeps 3 to 8 slices of A and B in local memory (Stages): one multiplied, one "       \
+       "whose products may still run, and the others copied.")
+  TILEGEMM_RULES_FROM(TILEGEMM_WARPGROUP_MMA_RULES)
+  // wgmma on compute capability 9.0 exactly, float in tf32 or tf32x3; tf32x3 takes two buffers a slice and sums at
+  // most warpgroup_summed_depth.
+  static Implementation can_implement(const TileShape& t, const RunTarget& target) {
+    if (target.compute_capability != warpgroup_mma_on) {
+      return Implementation::refused(Refusal::device,
+                                     " multiplies on tensor cores through wgmma, which needs an NVIDIA GPU of "
+                                     "compute capability 9.0 (H100, H200); " +
+                                         std::string(target.device_name) + compute_capability_words(target) +
+                                         ". Use AutoConfig or a configuration of another family (TensorCores from "
+                                         "8.0).");
+    }
+    if (target.scalar_size == sizeof(double) || target.math == MathMode::ieee) {
+      return Implementation::refused(
+          Refusal::operation,
+          " multiplies float on TF32 tensor cores only (wgmma has no FP64, and " +
+              (target.scalar_size == sizeof(double) ? std::string("the product is in double")
+                                                    : std::string("the math mode ieee rules them out")) +
+              "). Choose MathMode::tf32x3 or MathMode::tf32 for a float product (gemm's math argument, a "
+              "ScopedMathMode or TILEGEMM_MATH), or a TensorCores configuration, or AutoConfig.");
+    }
+    if (target.math == MathMode::tf32x3 && t.stages < warpgroup_tf32x3_stages) {
+      return Implementation::refused(Refusal::operation,
+                                     " keeps too few slices for tf32x3, whose slices take two buffers each (high and "
+                                     "low TF32 parts): it needs Stages of at least " +
+                                         std::to_string(warpgroup_tf32x3_stages) + ", or the tf32 mode.");
+    }
+    if (target.math == MathMode::tf32x3 && t.tsk > warpgroup_summed_depth) {
+      return Implementation::refused(Refusal::operation,
+                                     " has slices deeper than tf32x3 may sum on the tensor cores within its error "
+                                     "bound: it needs TSK of at most " +
+                                         std::to_string(warpgroup_summed_depth) + ", or the tf32 mode.");
+    }
+    return Implementation::uses(target.math == MathMode::tf32 ? MmaKind::tf32 : MmaKind::tf32x3);
   }
   // Stages buffers of slices of A and B, and their mbarriers.
   static constexpr std::size_t local_memory_elements(const TileShape& t) {

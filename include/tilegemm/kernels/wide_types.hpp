@@ -62,17 +62,13 @@ struct FamilyTraits<Family::wide_types> : FamilyDefaults {
   static constexpr char name[] = "wide_types";
   static constexpr OperandAccess access = OperandAccess::packed;
 
-  template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
-  static constexpr bool rules_hold() {
-    static_assert(wide_types_shape(TileShape{TSM, TSN, TSK, WPTM, WPTN, VW}),
-                  "TileConfig: the wide_types family needs square tiles (TSM == TSN == TSK), WPTM == VW > 1 and WPTN "
-                  "== 1; use WideTypes<TS, WIDTH>.");
-    return tiles_load_evenly<TSM, TSN, TSK, WPTM, WPTN, VW>();
-  }
-  static constexpr const char* rule_broken(const TileShape& t) {
-    if (!wide_types_shape(t)) return "the wide_types family needs TSM == TSN == TSK, WPTM == VW > 1 and WPTN == 1";
-    return loads_even(t) ? nullptr : "the work-items of a group must share the loads of a tile evenly";
-  }
+#define TILEGEMM_WIDE_TYPES_RULES(RULE)                                                                   \
+  RULE(wide_types_family, wide_types_shape(t),                                                            \
+       "the wide_types family needs square tiles (TSM == TSN == TSK), WPTM == VW > 1 and WPTN == 1; use " \
+       "WideTypes<TS, WIDTH>.")                                                                           \
+  TILEGEMM_LOADS_EVEN_RULE(RULE)                                                                          \
+  TILEGEMM_ONE_STAGE_RULE(RULE)
+  TILEGEMM_RULES_FROM(TILEGEMM_WIDE_TYPES_RULES)
   static constexpr std::size_t local_memory_elements(const TileShape& t) {
     return single_buffered_local_elements(t);  // Asub and Bsub
   }
