@@ -245,7 +245,7 @@ TEST_CASE("alpha = 0, k = 0 and empty products compile nothing (Naive<5, 7>)", "
   CHECK(programs_made_by([] { CHECK(multiply<Config, float>(false, false) == ""); }) == 1);
 }
 
-TEST_CASE("TILEGEMM_SHOW_KERNELS=DIR writes each program's whole text to DIR as it is built, named by its key",
+TEST_CASE("TILEGEMM_SHOW_KERNELS=DIR writes each program's whole text to DIR as it is made, named by its key",
           "[cache]") {
   const TemporaryFolder folder;
   const ShowKernels show(folder.path());
@@ -260,7 +260,7 @@ TEST_CASE("TILEGEMM_SHOW_KERNELS=DIR writes each program's whole text to DIR as 
   CHECK(files_in(folder.path()) == std::vector<fs::path>{file});
   CHECK(contents(file) == storage);  // all three pieces, in order
   fs::remove(file);
-  tilegemm::ProgramCache::instance().program(context, device, text);  // in memory: not built, not written
+  tilegemm::ProgramCache::instance().program(context, device, text);  // in memory: not made, not written
   CHECK(files_in(folder.path()).empty());
 
   // A product's programs (Naive<6, 5>, which no other case here uses): one file each, with the kernel in it.

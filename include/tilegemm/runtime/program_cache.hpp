@@ -110,7 +110,7 @@ class ProgramCache final : public detail::ContextResources {
   }
 
   // Kernel `text.kernel_name` of the program for `text` on `device`, lent to the caller: an idle one of an earlier
-  // call, or a new one (building the program first where this is its first request). `queue` is the call's.
+  // call, or a new one (building the program first where this is its first request).
   KernelLease kernel(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
     detail::KeptContexts::instance().use(context);  // as a program request would
     const ShelfKey key{context(), device(), text.key, text.kernel_name};
@@ -207,8 +207,10 @@ class ProgramCache final : public detail::ContextResources {
     std::shared_future<cl::Program> program;
   };
 
-  // The program from the disk cache when it has it, else built (and handed to the disk cache to store).
+  // The program from the disk cache when it has it, else built (and handed to the disk cache to store). Its text goes
+  // to TILEGEMM_SHOW_KERNELS's folder first when that is set, wherever the program comes from.
   cl::Program load_or_build(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
+    detail::show_kernel(text);
     if (std::optional<cl::Program> loaded = detail::DiskCache::instance().load(context, device, text)) return *loaded;
     cl::Program built = build(context, device, text);
     ++built_;
@@ -216,9 +218,7 @@ class ProgramCache final : public detail::ContextResources {
     return built;
   }
 
-  // Builds the program from its text (written first to TILEGEMM_SHOW_KERNELS's folder when that is set).
   static cl::Program build(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
-    detail::show_kernel(text);
     cl_int status = CL_SUCCESS;
     cl::Program::Sources sources;
     for (std::size_t i = 0; i < text.count; ++i) sources.emplace_back(text.sources[i]);

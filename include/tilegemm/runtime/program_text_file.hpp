@@ -42,8 +42,8 @@ inline std::string write_text(const std::filesystem::path& file, const ProgramTe
   }
 }
 
-// Before a build: with TILEGEMM_SHOW_KERNELS=DIR, the program's text goes to DIR (a failure to write is said on
-// stderr: it does not stop the product).
+// Before a program is built or loaded from disk: with TILEGEMM_SHOW_KERNELS=DIR, its text goes to DIR (a failure to
+// write is said on stderr: it does not stop the product).
 inline void show_kernel(const ProgramText& text) {
   const std::filesystem::path folder = show_kernels_folder();
   if (folder.empty()) return;
