@@ -324,6 +324,32 @@ TEST_CASE("two processes rewriting one file at once: every read sees a whole ent
   CHECK(cache_file::decode(contents(file)));
 }
 
+// ======== A program's text in a file (TILEGEMM_SHOW_KERNELS, failed builds), no OpenCL ========
+
+TEST_CASE("a program's text file holds its pieces in order and is named by its key; a failure to write says why",
+          "[unit]") {
+  namespace detail = tilegemm::detail;
+  const std::string first = "#define A 1\n", second = "// middle\n", third = "__kernel void k() {}\n";
+  const detail::ProgramText text =
+      detail::program_text("k", {detail::piece(first), detail::piece(second), detail::piece(third)});
+  CHECK(detail::whole_text(text) == first + second + third);
+  const TemporaryFolder folder;
+  const fs::path file = detail::text_file(folder.path() / "shown", text);
+  CHECK(file == folder.path() / "shown" / (detail::hex64(text.key) + ".cl"));
+  CHECK(detail::write_text(file, text) == "");
+  const std::vector<unsigned char> written = contents(file);
+  CHECK(std::string(written.begin(), written.end()) == first + second + third);
+  CHECK(files_under(folder.path()) == std::vector<fs::path>{file});  // no temporary file left
+
+  // TILEGEMM_SHOW_KERNELS naming a folder that cannot exist: the failed build's sentence says so.
+  overwrite(folder.path() / "plain-file", {1});
+  setenv("TILEGEMM_SHOW_KERNELS", (folder.path() / "plain-file" / "sub").c_str(), 1);
+  const std::string sentence = detail::text_of_failed_build(text);
+  unsetenv("TILEGEMM_SHOW_KERNELS");
+  CHECK(contains(sentence, "could not be written to " + (folder.path() / "plain-file" / "sub").string()));
+  CHECK(contains(sentence, "cannot create"));
+}
+
 // ======== On the device ========
 
 TEST_CASE("a program's key names the library version, the device, the driver and the program", "[disk_cache]") {
