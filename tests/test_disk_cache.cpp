@@ -195,6 +195,12 @@ std::map<std::string, const char*> cache_on(const std::string& folder) {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// Whether `device` is PoCL's, whose programs are stored after their first run (store_after_run.hpp).
+bool on_pocl(const cl::Device& device) {
+  return cl::Platform(device.getInfo<CL_DEVICE_PLATFORM>()).getInfo<CL_PLATFORM_NAME>() ==
+         "Portable Computing Language";
+}
+
 Finished run_worker(const std::vector<std::string>& args, const std::map<std::string, const char*>& changes,
                     const fs::path& folder) {
   return Child(args, changes, folder).wait();
@@ -318,6 +324,32 @@ TEST_CASE("two processes rewriting one file at once: every read sees a whole ent
   CHECK(cache_file::decode(contents(file)));
 }
 
+// ======== A program's text in a file (TILEGEMM_SHOW_KERNELS, failed builds), no OpenCL ========
+
+TEST_CASE("a program's text file holds its pieces in order and is named by its key; a failure to write says why",
+          "[unit]") {
+  namespace detail = tilegemm::detail;
+  const std::string first = "#define A 1\n", second = "// middle\n", third = "__kernel void k() {}\n";
+  const detail::ProgramText text =
+      detail::program_text("k", {detail::piece(first), detail::piece(second), detail::piece(third)});
+  CHECK(detail::whole_text(text) == first + second + third);
+  const TemporaryFolder folder;
+  const fs::path file = detail::text_file(folder.path() / "shown", text);
+  CHECK(file == folder.path() / "shown" / (detail::hex64(text.key) + ".cl"));
+  CHECK(detail::write_text(file, text) == "");
+  const std::vector<unsigned char> written = contents(file);
+  CHECK(std::string(written.begin(), written.end()) == first + second + third);
+  CHECK(files_under(folder.path()) == std::vector<fs::path>{file});  // no temporary file left
+
+  // TILEGEMM_SHOW_KERNELS naming a folder that cannot exist: the failed build's sentence says so.
+  overwrite(folder.path() / "plain-file", {1});
+  setenv("TILEGEMM_SHOW_KERNELS", (folder.path() / "plain-file" / "sub").c_str(), 1);
+  const std::string sentence = detail::text_of_failed_build(text);
+  unsetenv("TILEGEMM_SHOW_KERNELS");
+  CHECK(contains(sentence, "could not be written to " + (folder.path() / "plain-file" / "sub").string()));
+  CHECK(contains(sentence, "cannot create"));
+}
+
 // ======== On the device ========
 
 TEST_CASE("a program's key names the library version, the device, the driver and the program", "[disk_cache]") {
@@ -356,11 +388,45 @@ TEST_CASE("gpu_gemm stores what it compiled; after release_resources, programs c
   CHECK(made.loaded == 0);
 }
 
+TEST_CASE("a program is stored right after its build, except on PoCL: there once a kernel of it has run",
+          "[disk_cache]") {
+  const TemporaryFolder folder;
+  const CacheAt cache(folder.path());
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const cl::Device device = queue.getInfo<CL_QUEUE_DEVICE>();
+  const bool pocl = on_pocl(device);
+  CHECK(tilegemm::detail::StoreAfterRun::needed(device) == pocl);
+  const tilegemm::detail::ProgramText text = tilegemm::detail::program_text(
+      "store_test", {tilegemm::detail::piece("__kernel void store_test(__global float* x) { x[0] = 2.0f; }")});
+  Made made = programs_made_by([&] { tilegemm::ProgramCache::instance().program(context, device, text); });
+  CHECK(made.built == 1);
+  CHECK(files_under(folder.path()).size() == (pocl ? 0U : 1U));
+  tilegemm::KernelLease kernel = tilegemm::ProgramCache::instance().kernel(context, device, text);
+  CHECK(kernel.store_after_run() == pocl);  // only PoCL's launches take the store's lock
+  const cl::Buffer x(context, CL_MEM_READ_WRITE, sizeof(float));
+  tilegemm::detail::set_args(kernel, x);
+  REQUIRE(tilegemm::detail::enqueue(queue, kernel, cl::NDRange(1), cl::NullRange, {}).wait() == CL_SUCCESS);
+  float value = 0;
+  REQUIRE(queue.enqueueReadBuffer(x, CL_TRUE, 0, sizeof value, &value) == CL_SUCCESS);
+  CHECK(value == 2.0f);
+  tilegemm::detail::DiskCache::instance().store_ran();  // as gpu_gemm does once it has its result
+  CHECK(files_under(folder.path()).size() == 1);
+  tilegemm::release_resources();
+  made = programs_made_by([&] { tilegemm::ProgramCache::instance().program(context, device, text); });
+  CHECK(made.built == 0);
+  CHECK(made.loaded == 1);
+}
+
 TEST_CASE(
-    "no program is stored while a kernel waits to run; release_resources then lets it go unstored, and stores "
-    "it when idle",
+    "on PoCL no program is stored while a kernel waits to run; release_resources then lets it go unstored, and "
+    "stores it when idle",
     "[disk_cache]") {
   // Asking PoCL for a binary while a kernel of that program runs can abort the process: stores wait for idle.
+  if (!on_pocl(tilegemm::default_queue().getInfo<CL_QUEUE_DEVICE>())) {
+    SUCCEED("not PoCL: programs are stored right after their build");
+    return;
+  }
   const TemporaryFolder folder;
   const CacheAt cache(folder.path());
   const cl::CommandQueue queue = tilegemm::default_queue();

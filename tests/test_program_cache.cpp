@@ -1,9 +1,15 @@
 // test_program_cache: how many OpenCL programs tilegemm compiles or loads from its disk cache (programs_made) per
-// configuration, scalar and context.
+// configuration, scalar and context; TILEGEMM_SHOW_KERNELS and the text of a failed build written to files.
 #include <Eigen/Dense>
 #include <cstddef>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
 #include <string>
 #include <tilegemm/tilegemm.hpp>
+#include <vector>
 
 #include "catch.hpp"
 #include "programs_made.hpp"
@@ -56,6 +62,72 @@ std::string multiply(bool trans_a, bool trans_b, const cl::CommandQueue& queue =
   if (trans_a) return multiply_and_compare<Config, S>(queue, a.transpose(), b);
   if (trans_b) return multiply_and_compare<Config, S>(queue, a, b.transpose());
   return multiply_and_compare<Config, S>(queue, a, b);
+}
+
+namespace fs = std::filesystem;
+
+// A fresh folder for one test, removed with everything in it at the end.
+class TemporaryFolder {
+ public:
+  TemporaryFolder() {
+    std::random_device random;
+    path_ = fs::temp_directory_path() /
+            ("tilegemm-show-kernels-test-" + std::to_string(random()) + "-" + std::to_string(random()));
+    fs::create_directories(path_);
+  }
+  ~TemporaryFolder() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// TILEGEMM_SHOW_KERNELS set to `folder` (unset for an empty one) for the lifetime of this object, then unset.
+class ShowKernels {
+ public:
+  explicit ShowKernels(const fs::path& folder) {
+    if (folder.empty()) {
+      unsetenv("TILEGEMM_SHOW_KERNELS");
+    } else {
+      setenv("TILEGEMM_SHOW_KERNELS", folder.c_str(), 1);
+    }
+  }
+  ~ShowKernels() { unsetenv("TILEGEMM_SHOW_KERNELS"); }
+  ShowKernels(const ShowKernels&) = delete;
+  ShowKernels& operator=(const ShowKernels&) = delete;
+};
+
+std::vector<fs::path> files_in(const fs::path& folder) {
+  std::vector<fs::path> files;
+  for (const auto& item : fs::directory_iterator(folder)) files.push_back(item.path());
+  return files;
+}
+
+std::string contents(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A program of three pieces, unique to this run (so that no cache has it), that compiles or not.
+tilegemm::detail::ProgramText three_pieces(const std::string& unique, bool compiles, std::string& storage) {
+  storage = "#define TILEGEMM_TEST_VALUE 3.0f\n// " + unique + "\n" +
+            "__kernel void pieces(__global float* x) { x[0] = " + (compiles ? "TILEGEMM_TEST_VALUE" : "undeclared") +
+            "; }\n";
+  const std::size_t first = storage.find('\n') + 1, second = storage.find('\n', first) + 1;
+  const std::string_view text(storage);
+  return tilegemm::detail::program_text("pieces", {tilegemm::detail::piece(text.substr(0, first)),
+                                                   tilegemm::detail::piece(text.substr(first, second - first)),
+                                                   tilegemm::detail::piece(text.substr(second))});
+}
+
+std::string unique_name() {
+  std::random_device random;
+  return "run " + std::to_string(random()) + "-" + std::to_string(random());
 }
 
 }  // namespace
@@ -171,4 +243,70 @@ TEST_CASE("alpha = 0, k = 0 and empty products compile nothing (Naive<5, 7>)", "
         }) == 0);
   // The first real product with this configuration still builds its program.
   CHECK(programs_made_by([] { CHECK(multiply<Config, float>(false, false) == ""); }) == 1);
+}
+
+TEST_CASE("TILEGEMM_SHOW_KERNELS=DIR writes each program's whole text to DIR as it is made, named by its key",
+          "[cache]") {
+  const TemporaryFolder folder;
+  const ShowKernels show(folder.path());
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const cl::Device device = queue.getInfo<CL_QUEUE_DEVICE>();
+  std::string storage;
+  const tilegemm::detail::ProgramText text = three_pieces(unique_name(), true, storage);
+  REQUIRE(text.count == 3);
+  CHECK(programs_made_by([&] { tilegemm::ProgramCache::instance().program(context, device, text); }) == 1);
+  const fs::path file = folder.path() / (tilegemm::detail::hex64(text.key) + ".cl");
+  CHECK(files_in(folder.path()) == std::vector<fs::path>{file});
+  CHECK(contents(file) == storage);  // all three pieces, in order
+  fs::remove(file);
+  tilegemm::ProgramCache::instance().program(context, device, text);  // in memory: not made, not written
+  CHECK(files_in(folder.path()).empty());
+
+  // A product's programs (Naive<6, 5>, which no other case here uses): one file each, with the kernel in it.
+  CHECK(programs_made_by([] { CHECK(multiply<tilegemm::Naive<6, 5>, float>(false, false) == ""); }) == 1);
+  const std::vector<fs::path> files = files_in(folder.path());
+  REQUIRE(files.size() == 1);
+  CHECK(files[0].extension() == ".cl");
+  const std::string kernel = contents(files[0]);
+  CHECK(kernel.find("#define") != std::string::npos);
+  CHECK(kernel.find("__kernel") != std::string::npos);
+}
+
+TEST_CASE("a failed build's error names the file that holds the program's whole text", "[cache]") {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const cl::Device device = queue.getInfo<CL_QUEUE_DEVICE>();
+  const auto failure = [&](const tilegemm::detail::ProgramText& text) -> std::string {
+    try {
+      tilegemm::ProgramCache::instance().program(context, device, text);
+    } catch (const tilegemm::Error& e) {
+      CHECK(e.code() == CL_BUILD_PROGRAM_FAILURE);
+      return e.what();
+    }
+    FAIL("the build did not fail");
+    return "";
+  };
+  std::string storage;
+  {
+    INFO("with TILEGEMM_SHOW_KERNELS: in its folder");
+    const TemporaryFolder folder;
+    const ShowKernels show(folder.path());
+    const tilegemm::detail::ProgramText text = three_pieces(unique_name(), false, storage);
+    const fs::path file = folder.path() / (tilegemm::detail::hex64(text.key) + ".cl");
+    const std::string message = failure(text);
+    CHECK(message.find("Its whole text is in " + file.string() + ".") != std::string::npos);
+    CHECK(message.find("undeclared") != std::string::npos);  // the build log
+    CHECK(contents(file) == storage);
+  }
+  {
+    INFO("without: in the temporary folder");
+    const ShowKernels show{fs::path()};
+    const tilegemm::detail::ProgramText text = three_pieces(unique_name(), false, storage);
+    const fs::path file = fs::temp_directory_path() / "tilegemm-kernels" / (tilegemm::detail::hex64(text.key) + ".cl");
+    const std::string message = failure(text);
+    CHECK(message.find("Its whole text is in " + file.string() + ".") != std::string::npos);
+    CHECK(contents(file) == storage);
+    fs::remove(file);
+  }
 }

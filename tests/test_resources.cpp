@@ -1,6 +1,7 @@
 // test_resources: what tilegemm holds (programs, pooled buffers, its queues) stays bounded, and release_resources()
-// lets go of it: user contexts are freed once their user drops them, the scratch pool gives large buffers back,
-// nothing is left after a full release, and releasing while other threads multiply is safe.
+// lets go of it: dropped user contexts are freed (at once after release_resources(context), else once the kept ones'
+// bound pushes them out), the scratch pool gives large buffers back, nothing is left after a full release, and
+// releasing while other threads multiply is safe.
 #include <unistd.h>
 
 #include <Eigen/Dense>
@@ -153,10 +154,10 @@ TEST_CASE("100 user contexts created, used once and dropped grow the process by 
       INFO("context " << i);
       REQUIRE(multiply(user.queue, 37, 29, 23) == "");
     }
-    // tilegemm holds the one just dropped (the next call lets go of it), and at most one other, which a driver that
-    // releases commands on threads of its own may still hold through a buffer for a moment (then a later call).
-    CHECK(held_resources().user_contexts <= 2);
-    if (callbacks) CHECK(destroyed.count(i - 1) >= i - 1);
+    // tilegemm keeps the last kept_user_contexts (it cannot see them dropped); every earlier one is destroyed.
+    constexpr int kept = static_cast<int>(tilegemm::detail::kept_user_contexts);
+    CHECK(held_resources().user_contexts <= tilegemm::detail::kept_user_contexts);
+    if (callbacks) CHECK(destroyed.count(i + 1 - kept) >= i + 1 - kept);
     if (i + 1 == warm_up) resident_after_warm_up = resident_bytes();
   }
   const std::size_t resident_after = resident_bytes();
@@ -168,12 +169,14 @@ TEST_CASE("100 user contexts created, used once and dropped grow the process by 
               << resident_after / 1e6 << " MB after, growth " << growth << " MB\n";
     CHECK(growth <= 10.0);
   }
-  // Calls on another context (here tilegemm's own) let go of the last ones: nothing of the user's is held.
+  // Calls on tilegemm's own context do not push user contexts out; release_resources() lets go of the last ones.
   for (int call = 0; call < 3; ++call) REQUIRE(multiply(37, 29, 23) == "");
   const HeldResources held = held_resources();
   print("after " + std::to_string(contexts) + " user contexts", held);
-  CHECK(held.user_contexts == 0);
-  CHECK(held.program_contexts == held.own_queues);
+  CHECK(held.user_contexts == tilegemm::detail::kept_user_contexts);
+  CHECK(held.program_contexts == held.own_queues + tilegemm::detail::kept_user_contexts);
+  tilegemm::release_resources();
+  CHECK(held_resources().user_contexts == 0);
   if (callbacks) {
     CHECK(destroyed.count(destroyed.watched()) == destroyed.watched());
   } else {
@@ -181,32 +184,40 @@ TEST_CASE("100 user contexts created, used once and dropped grow the process by 
   }
 }
 
-TEST_CASE("a user context is let go of at the next call on another context once its user has dropped it",
-          "[resources]") {
+TEST_CASE(
+    "a dropped user context is freed at once after release_resources(context), else once calls on "
+    "kept_user_contexts other user contexts have come",
+    "[resources]") {
   tilegemm::release_resources();
+  constexpr std::size_t kept = tilegemm::detail::kept_user_contexts;
   DestroyedContexts destroyed;
-  auto first = std::make_unique<UserQueue>();
-  const bool callbacks = destroyed.watch(first->context);
-  REQUIRE(multiply(first->queue, 12, 9, 7) == "");
-  UserQueue second;
-  destroyed.watch(second.context);
-  first.reset();
-  CHECK(held_resources().user_contexts == 1);  // not seen yet: the next call finds it out
-  // PoCL lets go of the events of the first context's commands, each holding a reference to it, on a thread of its
-  // own, a little after the work is done; until then tilegemm sees references that are not its own and keeps it, and
-  // looks again at each call for a while (dropped_context_recheck). Calls on the second context go on for that while,
-  // and the first context must be gone by its end.
-  const auto start = std::chrono::steady_clock::now();
-  for (int call = 0; call < 3 || (held_resources().user_contexts != 1 &&
-                                  std::chrono::steady_clock::now() - start < tilegemm::detail::dropped_context_recheck);
-       ++call) {
-    REQUIRE(multiply(second.queue, 12, 9, 7) == "");
-    if (call >= 3) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  bool callbacks = true;
+  {
+    UserQueue released;
+    callbacks = destroyed.watch(released.context);
+    REQUIRE(multiply(released.queue, 12, 9, 7) == "");
+    REQUIRE(holds_objects_of(released.context));
+    tilegemm::release_resources(released.context);  // the rule: before dropping it
+    CHECK_FALSE(holds_objects_of(released.context));
+    CHECK(held_resources().user_contexts == 0);
   }
-  CHECK(held_resources().user_contexts == 1);  // the second one only
-  CHECK(holds_objects_of(second.context));
+  if (callbacks) CHECK(destroyed.count(1) == 1);
+
+  auto dropped = std::make_unique<UserQueue>();
+  destroyed.watch(dropped->context);
+  REQUIRE(multiply(dropped->queue, 12, 9, 7) == "");
+  dropped.reset();  // without release_resources: tilegemm cannot see it, and keeps it
+  CHECK(held_resources().user_contexts == 1);
+  REQUIRE(multiply(12, 9, 7) == "");  // tilegemm's own context does not count
+  if (callbacks) CHECK(destroyed.count(2) == 1);
+  std::vector<UserQueue> others(kept);
+  for (std::size_t i = 0; i + 1 < kept; ++i) REQUIRE(multiply(others[i].queue, 12, 9, 7) == "");
+  if (callbacks) CHECK(destroyed.count(2) == 1);  // still among the kept_user_contexts most recently used
+  REQUIRE(multiply(others[kept - 1].queue, 12, 9, 7) == "");
+  CHECK(held_resources().user_contexts == kept);
+  for (const UserQueue& other : others) CHECK(holds_objects_of(other.context));
   if (callbacks) {
-    CHECK(destroyed.count(1) == 1);
+    CHECK(destroyed.count(2) == 2);
   } else {
     WARN("this OpenCL platform does not call context destructor callbacks: destruction is not checked");
   }
@@ -221,7 +232,7 @@ TEST_CASE("a user context its user still holds, through its handle or a queue on
   REQUIRE(multiply(queue_only.queue, 12, 9, 7) == "");
   context_only.queue = cl::CommandQueue();
   queue_only.context = cl::Context();
-  // Each call changes the context, where tilegemm looks for user contexts that only it holds.
+  // Calls alternate between contexts: neither user context is let go of while there are no more than the kept ones.
   const std::size_t built = tilegemm::programs_built();
   for (int turn = 0; turn < 2; ++turn) {
     REQUIRE(multiply(12, 9, 7) == "");  // tilegemm's own context

@@ -30,6 +30,14 @@ struct CacheEntry {
   std::vector<unsigned char> binary;
 };
 
+// 16 hexadecimal digits: how files are named by a 64-bit key.
+inline std::string hex64(std::uint64_t value) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string text(16, '0');
+  for (int i = 15; i >= 0; --i, value >>= 4) text[static_cast<std::size_t>(i)] = digits[value & 0xfU];
+  return text;
+}
+
 namespace cache_file {
 
 // The layout, little-endian: magic, format, key length (4 bytes), binary length (8), checksum (8), key, binary.

@@ -12,7 +12,6 @@
 #include <iterator>
 #include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,33 +25,15 @@
 #include "error.hpp"
 #include "kept_contexts.hpp"
 #include "opencl.hpp"
+#include "store_after_run.hpp"
 
 namespace tilegemm::detail {
-
-// 16 hexadecimal digits.
-inline std::string hex64(std::uint64_t value) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string text(16, '0');
-  for (int i = 15; i >= 0; --i, value >>= 4) text[static_cast<std::size_t>(i)] = digits[value & 0xfU];
-  return text;
-}
 
 // The cache keeps one file per program and device: <cache folder>/<tilegemm version>/<hash of the key>.bin, whose key
 // names the kernel text, the build options, the platform and its version, the device and its OpenCL version, the
 // driver's version and tilegemm's version. A file is used only when it is whole and its key is this one; anything
-// else is ignored, and replaced when the program compiled instead is stored.
-//
-// A program this process compiles is stored after a kernel of it has run, not right after the build: some drivers
-// (PoCL) compile a kernel for its work-group size only when it first runs, and put that code in the program's binary
-// only when asked for it after the run (and only the first time). And it is stored only while no tilegemm kernel is
-// running, with launches held back meanwhile: asking PoCL for a binary also compiles each kernel anew and puts it
-// into PoCL's table of loaded kernels, and a kernel of the same program that finishes meanwhile releases the wrong
-// entry of that table (an assertion in PoCL 3.1). So a program is stored when gpu_gemm has its result (store_ran),
-// before a later launch that finds every earlier one finished, or when its context is let go of while no kernel runs,
-// whichever comes first. Never at exit: the driver's own static objects may be gone by then (PoCL's compiler crashed
-// there). Launches are recorded only while some program waits to be stored: a kernel of the same program text
-// launched in another context before this one was compiled, and still running when this one is stored, is the one
-// case not covered.
+// else is ignored, and replaced when the program compiled instead is stored. A program this process compiles is
+// stored right after its build, or on PoCL after its first run (store_after_run.hpp says why).
 class DiskCache final : public ContextResources {
  public:
   // The process-wide cache (leaked on purpose, like the program cache).
@@ -68,68 +49,39 @@ class DiskCache final : public ContextResources {
     }
   }
 
-  // Takes `program`, just compiled from `text` for `device` in `context`, to store it once a kernel of it has run.
+  // Stores `program`, just compiled from `text` for `device` in `context`: now, or on PoCL once a kernel of it has run.
   void compiled(const cl::Program& program, const cl::Context& context, const cl::Device& device,
-                const ProgramText& text) {
-    const CacheLocation where = location();
-    if (!where.enabled && where.problem.empty()) return;  // TILEGEMM_CACHE=off
-    // A context let go of meanwhile is not kept: its program is not held here either, so that the context is freed.
-    if (!KeptContexts::instance().keeps(context())) return;
-    std::optional<std::string> key = key_of(device, text);
-    if (!key) return;
-    Unstored entry{program, device, context(), std::move(*key), false};
-    std::lock_guard<std::mutex> lock(mutex_);
-    unstored_.push_back(std::move(entry));
-    ++unstored_count_;
-  }
-
-  // Every kernel launch holds this from before its enqueue until launched() has noted it, so that no launch starts
-  // while a binary is asked for (see above).
-  std::shared_lock<std::shared_mutex> launching() { return std::shared_lock<std::shared_mutex>(gate_); }
-
-  // Notes a launch of `kernel` (`done` is its event) while some program waits to be stored; called holding
-  // launching().
-  void launched(const cl::Kernel& kernel, const cl::Event& done) noexcept {
-    if (unstored_count_.load() == 0) return;
+                const ProgramText& text) noexcept {
     try {
-      cl_program program = nullptr;
-      if (clGetKernelInfo(kernel(), CL_KERNEL_PROGRAM, sizeof program, &program, nullptr) != CL_SUCCESS) return;
-      cl::Event event = done;  // retained here, not under the lock: no driver calls under it
-      std::lock_guard<std::mutex> lock(mutex_);
-      running_.push_back(std::move(event));
-      for (Unstored& entry : unstored_) {
-        if (entry.program() == program && !entry.ran) {
-          entry.ran = true;
-          ++ran_count_;
+      const CacheLocation where = location();
+      if (!where.enabled && where.problem.empty()) return;  // TILEGEMM_CACHE=off
+      std::optional<std::string> key = key_of(device, text);
+      if (!key) return;
+      if (!StoreAfterRun::needed(device)) {
+        if (std::optional<std::vector<unsigned char>> binary = binary_to_store(where, program, device, *key)) {
+          write(where, *key, *binary);
         }
+        return;
+      }
+      // A context let go of meanwhile is not kept: its program is not held here either, so that the context is freed.
+      if (KeptContexts::instance().keeps(context())) {
+        StoreAfterRun::instance().hold({program, device, context(), std::move(*key), false});
       }
     } catch (...) {
-      // Out of memory for the lists: the launch itself succeeded, and the program is compiled again next time.
+      // Out of memory for the key or the binary: the program is compiled again next time.
     }
   }
 
-  // Stores the programs that have run, when no launch is running: called before every kernel launch, and by calls
-  // that have waited for their results.
+  // Stores the held programs (PoCL's) that have run, when no launch is running: called before PoCL's kernel launches,
+  // and by calls that have waited for their results.
   void store_ran() noexcept;
 
-  // Lets go of the programs of `context` that wait to be stored, storing them first when no launch is running.
+  // Lets go of the held programs of `context`, storing them first when no launch is running.
   void release(cl_context context) override {
-    store_when_idle([&](const Unstored& entry) { return entry.context == context; }, false);
+    store_held([&](const StoreAfterRun::Held& held) { return held.context == context; }, false);
   }
   void release_all() override {
-    store_when_idle([](const Unstored&) { return true; }, false);
-  }
-
-  // The references to `context` that the programs waiting to be stored hold; nullopt while launches noted since may
-  // still run (their events may hold it too), so that the context is judged once they are seen done.
-  std::optional<cl_uint> references_to(cl_context context, const ImplicitReferences& implicit) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    cl_uint references = 0;
-    for (const Unstored& entry : unstored_) {
-      if (entry.context == context) references += implicit.program;
-    }
-    if (references > 0 && !running_.empty()) return std::nullopt;
-    return references;
+    store_held([](const StoreAfterRun::Held&) { return true; }, false);
   }
 
   // How many programs this process has loaded from disk so far.
@@ -172,15 +124,6 @@ class DiskCache final : public ContextResources {
   }
 
  private:
-  // A program compiled here, waiting to be stored.
-  struct Unstored {
-    cl::Program program;
-    cl::Device device;
-    cl_context context = nullptr;  // the program's (which holds it)
-    std::string key;
-    bool ran = false;  // whether one of its kernels has been launched
-  };
-
   std::optional<cl::Program> load_or_throw(const cl::Context& context, const cl::Device& device,
                                            const ProgramText& text) {
     const CacheLocation where = location();
@@ -218,50 +161,14 @@ class DiskCache final : public ContextResources {
     return std::string(value.c_str());
   }
 
-  static bool finished(const cl::Event& event) {
-    cl_int status = CL_QUEUED;
-    const cl_int query = clGetEventInfo(event(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
-    return query != CL_SUCCESS || status <= CL_COMPLETE;  // complete, or failed (a negative code): it will not run
-  }
-
-  // Stores the waiting programs `which` picks, if no noted launch is still running: asks for their binaries holding
-  // the gate, so that no launch starts meanwhile, then writes them. With `keep`, the programs picked wait on when
-  // launches still run; without, they are dropped then.
+  // Writes the held programs `which` picks (store_after_run.hpp says when).
   template <class Which>
-  void store_when_idle(Which&& which, bool keep) {
-    std::vector<Unstored> picked;
-    std::vector<std::pair<std::string, std::vector<unsigned char>>> binaries;  // key, binary
+  void store_held(Which&& which, bool keep) {
     const CacheLocation where = location();
-    {
-      std::unique_lock<std::shared_mutex> gate(gate_);
-      std::vector<cl::Event> running;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        running.swap(running_);
-      }
-      running.erase(std::remove_if(running.begin(), running.end(), finished), running.end());
-      const bool idle = running.empty();
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        running_.insert(running_.end(), std::make_move_iterator(running.begin()),
-                        std::make_move_iterator(running.end()));
-        if (!idle && keep) return;
-        const auto kept = std::stable_partition(unstored_.begin(), unstored_.end(),
-                                                [&](const Unstored& entry) { return !which(entry); });
-        std::move(kept, unstored_.end(), std::back_inserter(picked));
-        unstored_.erase(kept, unstored_.end());
-        unstored_count_ = unstored_.size();
-        ran_count_ = static_cast<std::size_t>(
-            std::count_if(unstored_.begin(), unstored_.end(), [](const Unstored& entry) { return entry.ran; }));
-        if (unstored_.empty()) running_.clear();  // nothing waits for them any more
-      }
-      if (!idle) return;  // dropped
-      for (const Unstored& entry : picked) {
-        if (std::optional<std::vector<unsigned char>> binary = fetch(where, entry)) {
-          binaries.emplace_back(entry.key, std::move(*binary));
-        }
-      }
-    }
+    const auto binaries = StoreAfterRun::instance().take_when_idle(
+        which, keep, [&](const cl::Program& program, const cl::Device& device, const std::string& key) {
+          return binary_to_store(where, program, device, key);
+        });
     for (const auto& [key, binary] : binaries) write(where, key, binary);
   }
 
@@ -300,7 +207,8 @@ class DiskCache final : public ContextResources {
 
   // The binary of a program to store at `where`; nullopt when there is nothing to write (the cache is off or cannot
   // be written, or the driver gives no binary).
-  std::optional<std::vector<unsigned char>> fetch(const CacheLocation& where, const Unstored& entry) {
+  std::optional<std::vector<unsigned char>> binary_to_store(const CacheLocation& where, const cl::Program& program,
+                                                            const cl::Device& device, const std::string& key) {
     try {
       if (!where.enabled) {
         if (!where.problem.empty()) writes_failed(where.problem);
@@ -311,12 +219,12 @@ class DiskCache final : public ContextResources {
         if (writes_failed_) return std::nullopt;
       }
       // The folder first: asking for the binary may make the driver compile (PoCL), not worth it for nothing.
-      const std::string problem = cache_file::make_folder(path_of(where, entry.key).parent_path());
+      const std::string problem = cache_file::make_folder(path_of(where, key).parent_path());
       if (!problem.empty()) {
         writes_failed(problem);
         return std::nullopt;
       }
-      return binary_of(entry.program, entry.device);
+      return binary_of(program, device);
     } catch (const std::exception& e) {
       writes_failed(e.what());  // e.g. no memory for the binary
       return std::nullopt;
@@ -345,14 +253,9 @@ class DiskCache final : public ContextResources {
                  problem.c_str());
   }
 
-  std::shared_mutex gate_;  // shared by launches, exclusive while binaries are asked for
-  std::mutex mutex_;        // the members below
+  std::mutex mutex_;  // the members below
   std::optional<CacheLocation> location_;
   bool writes_failed_ = false;
-  std::vector<Unstored> unstored_;
-  std::vector<cl::Event> running_;              // launches noted while programs wait to be stored, not yet seen done
-  std::atomic<std::size_t> unstored_count_{0};  // unstored_.size(), read without the lock
-  std::atomic<std::size_t> ran_count_{0};       // how many of unstored_ have run
   std::atomic<std::size_t> loaded_{0};
 };
 
@@ -367,9 +270,9 @@ TILEGEMM_ENTRY DiskCache& DiskCache::instance() {
 }
 
 TILEGEMM_ENTRY void DiskCache::store_ran() noexcept {
-  if (ran_count_.load() == 0) return;
+  if (!StoreAfterRun::instance().any_ran()) return;
   try {
-    store_when_idle([](const Unstored& entry) { return entry.ran; }, true);
+    store_held([](const StoreAfterRun::Held& held) { return held.ran; }, true);
   } catch (...) {
     // Nothing to report: they are compiled again next time.
   }

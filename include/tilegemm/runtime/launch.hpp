@@ -13,6 +13,7 @@
 #include "error.hpp"
 #include "opencl.hpp"
 #include "program_cache.hpp"
+#include "store_after_run.hpp"
 
 namespace tilegemm::detail {
 
@@ -53,7 +54,7 @@ void check_work_group(const DeviceLimits& device, const What& what_names, std::s
 // A kernel object for one call, lent by the program cache (kernel objects are reused across calls but never shared
 // between threads at once), checked against the work-items its configuration needs.
 inline KernelLease make_kernel(const CallContext& call, const ProgramText& text, std::size_t threads) {
-  KernelLease kernel = ProgramCache::instance().kernel(call.context, call.device, text, call.queue);
+  KernelLease kernel = ProgramCache::instance().kernel(call.context, call.device, text);
   if (threads > kernel.work_group_size()) {
     throw Error(CL_INVALID_WORK_GROUP_SIZE, std::string("tilegemm: the compiled kernel ") + text.kernel_name +
                                                 " runs at most " + std::to_string(kernel.work_group_size()) +
@@ -103,15 +104,22 @@ cl_uint set_args_from(KernelLease& kernel, cl_uint first, const Args&... args) {
   return set_args_from(kernel.get(), first, args...);
 }
 
+// Enqueues the kernel. On PoCL alone, programs compiled earlier that have run are stored first, and the launch goes
+// through StoreAfterRun's gate (store_after_run.hpp says why); elsewhere it takes no lock.
 inline cl::Event enqueue(const cl::CommandQueue& queue, KernelLease& kernel, const cl::NDRange& global,
                          const cl::NDRange& local, const std::vector<cl::Event>& wait) {
-  DiskCache& disk_cache = DiskCache::instance();
-  disk_cache.store_ran();  // programs compiled earlier, now that they have run (disk_cache.hpp says why here)
-  const std::shared_lock<std::shared_mutex> launching = disk_cache.launching();
-  cl::Event done;
-  check(queue.enqueueNDRangeKernel(kernel.get(), cl::NullRange, global, local, wait.empty() ? nullptr : &wait, &done),
-        "clEnqueueNDRangeKernel");
-  disk_cache.launched(kernel.get(), done);
+  const auto launch = [&] {
+    cl::Event done;
+    check(queue.enqueueNDRangeKernel(kernel.get(), cl::NullRange, global, local, wait.empty() ? nullptr : &wait, &done),
+          "clEnqueueNDRangeKernel");
+    return done;
+  };
+  if (!kernel.store_after_run()) return launch();
+  DiskCache::instance().store_ran();
+  StoreAfterRun& after_run = StoreAfterRun::instance();
+  const std::shared_lock<std::shared_mutex> launching = after_run.launching();
+  cl::Event done = launch();
+  after_run.launched(kernel.get(), done);
   return done;
 }
 

@@ -1,9 +1,8 @@
-// program_cache: compiled OpenCL programs, built (or loaded from disk) once per (context, device, source) and shared by
-// all threads.
+// program_cache: compiled OpenCL programs, found in memory, else loaded from disk, else built, once per (context,
+// device, source) and shared by all threads; and their kernel objects, lent to one call at a time.
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <future>
 #include <map>
@@ -22,7 +21,9 @@
 #include "error.hpp"
 #include "kept_contexts.hpp"
 #include "opencl.hpp"
+#include "program_text_file.hpp"
 #include "sm90a_ptx.hpp"
+#include "store_after_run.hpp"
 
 namespace tilegemm {
 
@@ -35,6 +36,7 @@ class KernelLease {
     std::mutex mutex;
     std::vector<cl::Kernel> idle;
     std::size_t work_group_size = 0;  // CL_KERNEL_WORK_GROUP_SIZE of the compiled kernel
+    bool store_after_run = false;     // whether its launches go through StoreAfterRun's gate (PoCL)
   };
   static constexpr std::size_t shelf_size = 8;  // idle kernels kept per program and kernel name
 
@@ -51,6 +53,7 @@ class KernelLease {
 
   cl::Kernel& get() { return kernel_; }
   std::size_t work_group_size() const { return shelf_->work_group_size; }
+  bool store_after_run() const { return shelf_ && shelf_->store_after_run; }
 
  private:
   cl::Kernel kernel_;
@@ -72,9 +75,11 @@ class ProgramCache final : public detail::ContextResources {
     return *cache;
   }
 
-  // The program for `text` on `device`, loading it from the disk cache or compiling it when this is the first request.
-  // Concurrent first requests wait for one build. A failed build throws tilegemm::Error with the compiler's log, now
-  // and on every retry (until the context's programs are released).
+  // The program for `text` on `device`: the lookup, in this order. In memory (this cache), for any request after the
+  // first; concurrent first requests wait for one of them to make it. Else from the disk cache (disk_cache.hpp). Else
+  // built from its text, and then handed to the disk cache to store. A failed build throws tilegemm::Error with the
+  // compiler's log and where the program's whole text was written, now and on every retry (until the context's
+  // programs are released).
   cl::Program program(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
     detail::KeptContexts::instance().use(context);
     const Key key{context(), device(), text.key};
@@ -96,7 +101,7 @@ class ProgramCache final : public detail::ContextResources {
     }
     if (build_here) {
       try {
-        promise.set_value(load_or_build(context, device, text));
+        promise.set_value(load_or_build(context, device, text));  // not in memory
       } catch (...) {
         promise.set_exception(std::current_exception());
       }
@@ -105,10 +110,9 @@ class ProgramCache final : public detail::ContextResources {
   }
 
   // Kernel `text.kernel_name` of the program for `text` on `device`, lent to the caller: an idle one of an earlier
-  // call, or a new one (building the program first where this is its first request). `queue` is the call's.
-  KernelLease kernel(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text,
-                     const cl::CommandQueue& queue = cl::CommandQueue()) {
-    detail::KeptContexts::instance().use(context, queue);  // as a program request would
+  // call, or a new one (building the program first where this is its first request).
+  KernelLease kernel(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
+    detail::KeptContexts::instance().use(context);  // as a program request would
     const ShelfKey key{context(), device(), text.key, text.kernel_name};
     std::shared_ptr<KernelLease::Shelf> shelf;
     {
@@ -132,6 +136,7 @@ class ProgramCache final : public detail::ContextResources {
       shelf = std::make_shared<KernelLease::Shelf>();
       detail::check(kernel.getWorkGroupInfo(device, CL_KERNEL_WORK_GROUP_SIZE, &shelf->work_group_size),
                     "clGetKernelWorkGroupInfo");
+      shelf->store_after_run = detail::StoreAfterRun::needed(device);
       std::lock_guard<std::mutex> lock(mutex_);
       if (detail::KeptContexts::instance().keeps(context())) shelf = shelves_.emplace(key, shelf).first->second;
     }
@@ -170,18 +175,6 @@ class ProgramCache final : public detail::ContextResources {
     dropped_shelves.swap(shelves_);
   }
 
-  // The references to `context` the cache holds: a context handle per program, and the programs themselves (kernels
-  // are taken to hold none, see ImplicitReferences).
-  std::optional<cl_uint> references_to(cl_context context, const detail::ImplicitReferences& implicit) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    cl_uint references = 0;
-    for (const auto& entry : entries_) {
-      if (std::get<0>(entry.first) != context) continue;
-      references += 1 + (holds_program(entry.second.program) ? implicit.program : 0);
-    }
-    return references;
-  }
-
   // How many programs are held now, and for how many contexts.
   std::size_t programs_held() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -214,18 +207,10 @@ class ProgramCache final : public detail::ContextResources {
     std::shared_future<cl::Program> program;
   };
 
-  // Whether a cached future holds a program: one still being built will, a failed build holds none.
-  static bool holds_program(const std::shared_future<cl::Program>& program) {
-    if (program.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return true;
-    try {
-      return program.get()() != nullptr;
-    } catch (...) {
-      return false;
-    }
-  }
-
-  // The program from the disk cache when it has it, else compiled (and handed to the disk cache to store).
+  // The program from the disk cache when it has it, else built (and handed to the disk cache to store). Its text goes
+  // to TILEGEMM_SHOW_KERNELS's folder first when that is set, wherever the program comes from.
   cl::Program load_or_build(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
+    detail::show_kernel(text);
     if (std::optional<cl::Program> loaded = detail::DiskCache::instance().load(context, device, text)) return *loaded;
     cl::Program built = build(context, device, text);
     ++built_;
@@ -275,8 +260,9 @@ class ProgramCache final : public detail::ContextResources {
     std::string name;
     device.getInfo(CL_DEVICE_NAME, &name);
     return Error(status, std::string("tilegemm: building the OpenCL program for kernel ") + text.kernel_name + how +
-                             " on " + name.c_str() + " failed with " + detail::error_name(status) + ". Build log:\n" +
-                             log + "\nPreamble:\n" + preamble_of(text));
+                             " on " + name.c_str() + " failed with " + detail::error_name(status) + ". " +
+                             detail::text_of_failed_build(text) + " Build log:\n" + log + "\nPreamble:\n" +
+                             preamble_of(text));
   }
 
   // The #define lines a program starts with, for build failure messages.

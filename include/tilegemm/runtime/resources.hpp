@@ -14,9 +14,10 @@
 namespace tilegemm {
 
 // Drops the compiled programs and pooled buffers tilegemm holds for `context`, so that the context is freed once the
-// caller's own references to it are gone. Later calls on it build their programs again. tilegemm's own queue stays
-// if `context` is its context (release_resources() drops that too). Without it, a context the caller has dropped is
-// let go of at tilegemm's next call on another context, where its reference count can tell (kept_contexts.hpp).
+// caller's own references to it are gone: call it before dropping a context. Later calls on it build their programs
+// again. tilegemm's own queue stays if `context` is its context (release_resources() drops that too). Without it, a
+// context the caller has dropped is let go of once calls on kept_user_contexts other user contexts have come since
+// (kept_contexts.hpp): tilegemm cannot see a context dropped.
 TILEGEMM_ENTRY void release_resources(const cl::Context& context);
 #if TILEGEMM_ENTRY_BODIES
 TILEGEMM_ENTRY void release_resources(const cl::Context& context) { detail::KeptContexts::instance().release(context); }

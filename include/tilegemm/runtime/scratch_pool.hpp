@@ -56,7 +56,7 @@ class ScratchPool final : public ContextResources {
     const cl::Context& context = call.context;
     const cl::CommandQueue& queue = call.queue;
     const bool in_order = call.in_order;
-    KeptContexts::instance().use(context, queue);
+    KeptContexts::instance().use(context);
     std::vector<Slot> dropped;  // declared before the lock: buffers are freed after it is let go
     std::uint64_t take_number = 0;
     {
@@ -125,37 +125,10 @@ class ScratchPool final : public ContextResources {
     move_out(dropped, [&](const Slot& s) { return s.context() == context; });
   }
 
-  bool release_buffers(cl_context context) override {
-    std::vector<Slot> dropped;
-    std::lock_guard<std::mutex> lock(mutex_);
-    move_out(dropped, [&](const Slot& s) { return s.context() == context && !s.taken; });
-    return !dropped.empty();
-  }
-
   void release_all() override {
     std::vector<Slot> dropped;
     std::lock_guard<std::mutex> lock(mutex_);
     dropped.swap(slots_);
-  }
-
-  // The references to `context` the pool holds: a context handle and a buffer per slot. The event and queue of a
-  // command that has finished are dropped first; one that may still run (or a taken buffer) leaves it unknown.
-  std::optional<cl_uint> references_to(cl_context context, const ImplicitReferences& implicit) override {
-    std::vector<cl::Event> finished_uses;  // released after the lock is let go, with their queues
-    std::vector<cl::CommandQueue> their_queues;
-    std::lock_guard<std::mutex> lock(mutex_);
-    cl_uint references = 0;
-    for (Slot& slot : slots_) {
-      if (slot.context() != context) continue;
-      if (slot.taken) return std::nullopt;
-      if (slot.last_use() != nullptr) {
-        if (!finished(slot.last_use)) return std::nullopt;
-        finished_uses.push_back(std::exchange(slot.last_use, cl::Event()));
-        their_queues.push_back(std::exchange(slot.last_queue, cl::CommandQueue()));
-      }
-      references += 1 + implicit.buffer;
-    }
-    return references;
   }
 
   // What the pool holds now: buffers, their bytes, and the bytes of the idle ones (all of them, or of one context).

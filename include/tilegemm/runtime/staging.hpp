@@ -74,7 +74,7 @@ class Staging final : public ContextResources {
   // The call's set, lent to it alone (one call at a time uses a set; another call at the same time gets a set of
   // its own, not kept afterwards), with slots of at least `slot_bytes`.
   std::shared_ptr<StagingSet> take(const CallContext& call, std::size_t slot_bytes) {
-    KeptContexts::instance().use(call.context, call.queue);
+    KeptContexts::instance().use(call.context);
     const Key key{call.context(), call.device()};
     std::shared_ptr<StagingSet> set;
     {
@@ -122,19 +122,6 @@ class Staging final : public ContextResources {
     std::map<Key, std::shared_ptr<StagingSet>> dropped;
     std::lock_guard<std::mutex> lock(mutex_);
     dropped.swap(idle_);
-  }
-
-  // The references to `context` the idle sets hold: their queues and the buffers of their pinned areas.
-  std::optional<cl_uint> references_to(cl_context context, const ImplicitReferences& implicit) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    cl_uint references = 0;
-    for (const auto& entry : idle_) {
-      if (entry.first.first != context) continue;
-      const StagingSet& set = *entry.second;
-      references += 3 * implicit.queue +
-                    static_cast<cl_uint>(set.upload_slots.size() + set.download_slots.size()) * implicit.buffer;
-    }
-    return references;
   }
 
   // The pinned bytes kept now, for tests and diagnostics.
