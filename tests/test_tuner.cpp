@@ -313,7 +313,8 @@ TEST_CASE("a configuration described at run time equals describe<Config>", "[uni
   same_as_compile_time<tilegemm::WarpgroupMma<128, 128, 8, 6>>();
   same_as_compile_time<tilegemm::WarpgroupMma<64, 256, 16, 3>>();
   same_as_compile_time<tilegemm::BulkTensorCores<128, 128, 32, 64, 32, 3>>();
-  for (const KernelDescription& d : default_candidates) {
+  for (const BuiltinConfig& entry : builtin_configs) {
+    const KernelDescription& d = entry.config;
     const std::optional<KernelDescription> got = describe_at_run_time(d.family, d.tile);
     REQUIRE(got);
     CHECK(got->config_preamble.hash == d.config_preamble.hash);
