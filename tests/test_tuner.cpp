@@ -2,6 +2,7 @@
 // table, configurations described at run time against describe<Config>, TILEGEMM_VERBOSE, and a tiny real tuning run.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,8 @@
 #include <tilegemm/tilegemm.hpp>
 #include <vector>
 
+#include "../tools/tune/builtin_table.hpp"
+#include "../tools/tune/candidates.hpp"
 #include "catch.hpp"
 #include "reference.hpp"
 
@@ -430,3 +433,42 @@ TEST_CASE("a tiny tuning run writes its winner, continues where it stopped, and 
   CHECK(output.find("ok\n") != std::string::npos);
 }
 #endif
+
+TEST_CASE("the tuner's candidates hold every entry of the built-in table", "[unit]") {
+  for (const BuiltinConfig& entry : builtin_configs) {
+    INFO(entry.name << ": " << entry.config.name());
+    CHECK(std::count_if(tune::candidates.begin(), tune::candidates.end(), [&](const tune::Candidate& c) {
+            return tune::same_candidate(c, tune::candidate_of(entry));
+          }) == 1);
+  }
+  CHECK(tune::candidate_count == tune::prefetch_count + tune::other_candidates.size() + tune::builtin_count);
+}
+
+TEST_CASE("tilegemm-tune --builtin writes the built-in table in the winners file's configuration format", "[unit]") {
+  const std::string text = tune::builtin_table_text();
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != '#') lines.push_back(line);
+  }
+  REQUIRE(lines.size() == builtin_configs.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const BuiltinConfig& entry = builtin_configs[i];
+    INFO(lines[i]);
+    CHECK(lines[i].rfind(std::string(entry.name) + " | ", 0) == 0);
+    // The last field reads back, as a line of the file would, as the entry's configuration.
+    const std::string field = lines[i].substr(lines[i].rfind(" | ") + 3);
+    const auto config = tuned_file::parse_configuration(field);
+    REQUIRE(config);
+    const std::optional<KernelDescription> described = describe_at_run_time(config->first, config->second);
+    REQUIRE(described);
+    CHECK(same_configuration(*described, entry.config));
+  }
+  CHECK(text.find("gpu_64x128 | GPUs | float | prefetch 64 128 16 4 8 4 1\n") != std::string::npos);
+  CHECK(text.find("bulk_double | compute capability 9.0+ | double | bulk_tensor_cores 128 128 32 8 8 4 3\n") !=
+        std::string::npos);
+  // What the file's rules refuse is refused here too.
+  CHECK(!tuned_file::parse_configuration("prefetch 64 64 16 4 4 8 1"));
+  CHECK(!tuned_file::parse_configuration("prefetch 64 64 16 4 4 4"));
+  CHECK(!tuned_file::parse_configuration("no_such_family 64 64 16 4 4 4 1"));
+}
