@@ -14,6 +14,7 @@
 #include <tilegemm/tilegemm.hpp>
 #include <vector>
 
+#include "../benchmarks/parts/rows.hpp"
 #include "../tools/tune/builtin_table.hpp"
 #include "../tools/tune/candidates.hpp"
 #include "catch.hpp"
@@ -442,6 +443,37 @@ TEST_CASE("the tuner's candidates hold every entry of the built-in table", "[uni
           }) == 1);
   }
   CHECK(tune::candidate_count == tune::prefetch_count + tune::other_candidates.size() + tune::builtin_count);
+}
+
+TEST_CASE("the benchmark's rows hold every entry of the built-in table in every mode it serves", "[unit]") {
+  using tilegemm::MathMode;
+  for (const bool is_double : {false, true}) {
+    const std::vector<bench::RowConfig> rows = bench::benchmark_rows(is_double);
+    for (const BuiltinConfig& entry : builtin_configs) {
+      for (const MathMode math : {MathMode::ieee, MathMode::tf32x3, MathMode::tf32}) {
+        if (!serves(entry, is_double, math) || (is_double && math != MathMode::ieee)) continue;
+        INFO(entry.name << ": " << entry.config.name() << ", " << (is_double ? "double " : "float ")
+                        << math_mode_name(math));
+        CHECK(std::count_if(rows.begin(), rows.end(), [&](const bench::RowConfig& r) {
+                return r.config && same_configuration(*r.config, entry.config) && r.math == math;
+              }) == 1);
+      }
+    }
+    // In double, one row per configuration (the modes change nothing there).
+    if (is_double) {
+      for (const bench::RowConfig& r : rows) CHECK(r.math == MathMode::ieee);
+    }
+  }
+  // The labels are the configurations' names, with the math mode; AutoConfig's are "default (auto)".
+  std::vector<std::string> labels;
+  for (const bench::RowConfig& r : bench::benchmark_rows(false)) labels.push_back(r.label());
+  for (const std::string& label :
+       {std::string("default (auto)"), std::string("default (auto) tf32x3"), std::string("default (auto) tf32"),
+        describe<tilegemm::Naive<16, 16>>.name(), describe<tilegemm::Prefetch<128, 128, 8, 8, 8, 4>>.name(),
+        describe<tilegemm::WarpgroupMma<64, 128, 32, 4>>.name() + " tf32"}) {
+    INFO(label);
+    CHECK(std::count(labels.begin(), labels.end(), label) == 1);
+  }
 }
 
 TEST_CASE("tilegemm-tune --builtin writes the built-in table in the winners file's configuration format", "[unit]") {
