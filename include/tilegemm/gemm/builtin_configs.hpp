@@ -132,12 +132,13 @@ constexpr bool serves(const BuiltinConfig& entry, bool is_double, MathMode math)
   return (entry.serves & mode) != 0;
 }
 
-// Whether two descriptions are of one configuration: the same family and tiles.
-constexpr bool same_configuration(const KernelDescription& a, const KernelDescription& b) {
-  const TileShape& s = a.tile;
-  const TileShape& t = b.tile;
-  return a.family == b.family && s.tsm == t.tsm && s.tsn == t.tsn && s.tsk == t.tsk && s.wptm == t.wptm &&
+// Whether two configurations are one: the same family and tiles.
+constexpr bool same_configuration(Family family_a, const TileShape& s, Family family_b, const TileShape& t) {
+  return family_a == family_b && s.tsm == t.tsm && s.tsn == t.tsn && s.tsk == t.tsk && s.wptm == t.wptm &&
          s.wptn == t.wptn && s.vw == t.vw && s.stages == t.stages;
+}
+constexpr bool same_configuration(const KernelDescription& a, const KernelDescription& b) {
+  return same_configuration(a.family, a.tile, b.family, b.tile);
 }
 
 // The entry whose configuration is `config`, or null.
