@@ -8,7 +8,6 @@
 #include <random>
 #include <string>
 #include <tilegemm/tilegemm.hpp>  // before the peers' headers: it sets the OpenCL version they compile against
-#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -21,6 +20,7 @@
 #include "parts/plot.hpp"
 #include "parts/problem.hpp"
 #include "parts/report.hpp"
+#include "parts/rows.hpp"
 #include "parts/sampling_check.hpp"
 #include "parts/tilegemm_contender.hpp"
 #include "parts/timing.hpp"
@@ -34,146 +34,6 @@
 namespace {
 
 using namespace bench;
-
-// A configuration timed in a math mode other than ieee (float rows; a double product is the same in every mode).
-template <class Config, tilegemm::MathMode Math>
-struct InMode {};
-using tilegemm::MathMode;
-
-// The configurations the benchmark times, one or two per kernel family: add a line here to time another.
-using Candidates = std::tuple<tilegemm::Naive<16, 16>,                         // tutorial kernel 1
-                              tilegemm::LocalTiles<16>,                        // 2
-                              tilegemm::MoreWorkPerThread<32, 8>,              // 3
-                              tilegemm::WideTypes<32, 8>,                      // 4
-                              tilegemm::WideTypes<16, 16>,                     //   (the default on processors)
-                              tilegemm::TransposedB<64, 64, 16, 8>,            // 5
-                              tilegemm::RegisterBlocking<64, 64, 16, 4, 4>,    // 6
-                              tilegemm::RegisterBlocking<128, 128, 16, 8, 8>,  //
-                              tilegemm::VectorLoads<64, 64, 16, 4, 4, 4>,      // 7
-                              tilegemm::VectorLoads<128, 128, 16, 8, 8, 4>,    //
-                              tilegemm::VectorLoads<160, 160, 16, 10, 10, 2>,  // 10: 10x10 per work-item
-                              tilegemm::Prefetch<32, 32, 16, 2, 2, 2>,         // 9, and the GPU defaults
-                              tilegemm::Prefetch<64, 64, 16, 4, 4, 4>,         //
-                              tilegemm::Prefetch<64, 128, 16, 4, 8, 4>,        //
-                              tilegemm::Prefetch<128, 64, 8, 8, 8, 4>,         //
-                              tilegemm::Prefetch<128, 128, 8, 8, 8, 4>,        //
-                              tilegemm::Prefetch<128, 128, 16, 8, 8, 4>,       //
-                              tilegemm::SplitK<32, 32, 16, 2, 2, 2>,           // split-K
-                              tilegemm::SplitK<64, 64, 16, 4, 4, 4>,           //
-                              tilegemm::AutoConfig,                            // what gpu_gemm uses by default
-                              InMode<tilegemm::AutoConfig, MathMode::tf32x3>,  //   in the tensor-core modes
-                              InMode<tilegemm::AutoConfig, MathMode::tf32>,    //
-                              // Tensor cores (NVIDIA, compute capability 8.0+): double, and float in both modes.
-                              tilegemm::TensorCores<128, 128, 4, 64, 32, 4>,  //
-                              tilegemm::TensorCores<128, 128, 4, 64, 32, 5>,  //
-                              tilegemm::TensorCores<128, 64, 8, 64, 32, 3>,   //
-                              tilegemm::TensorCores<64, 64, 8, 32, 32, 4>,    //
-                              tilegemm::TensorCores<128, 64, 4, 64, 32, 6>,   //
-                              tilegemm::TensorCores<96, 96, 4, 48, 24, 4>,    //
-                              // The copy engine's double (compute capability 9.0).
-                              tilegemm::BulkTensorCores<128, 128, 16, 64, 32, 4>,  // AutoConfig's (large C)
-                              tilegemm::BulkTensorCores<128, 128, 16, 64, 32, 3>,  //
-                              tilegemm::BulkTensorCores<128, 128, 16, 64, 32, 5>,  //
-                              tilegemm::BulkTensorCores<128, 128, 32, 64, 32, 2>,  //
-                              tilegemm::BulkTensorCores<128, 128, 32, 64, 32, 3>,  //
-                              tilegemm::BulkTensorCores<128, 128, 8, 64, 32, 6>,   //
-                              tilegemm::BulkTensorCores<64, 64, 8, 32, 32, 3>,     // within 48 KiB
-                              InMode<tilegemm::TensorCores<128, 128, 8, 64, 64, 5>, MathMode::tf32x3>,   //
-                              InMode<tilegemm::TensorCores<128, 128, 16, 64, 64, 2>, MathMode::tf32x3>,  //
-                              InMode<tilegemm::TensorCores<64, 64, 16, 32, 32, 3>, MathMode::tf32x3>,    //
-                              InMode<tilegemm::TensorCores<96, 96, 16, 48, 48, 3>, MathMode::tf32x3>,    //
-                              InMode<tilegemm::TensorCores<96, 96, 16, 48, 48, 3>, MathMode::tf32>,      //
-                              InMode<tilegemm::TensorCores<128, 128, 8, 64, 64, 4>, MathMode::tf32>,     //
-                              InMode<tilegemm::TensorCores<128, 128, 8, 64, 64, 5>, MathMode::tf32>,     //
-                              InMode<tilegemm::TensorCores<256, 128, 8, 64, 64, 3>, MathMode::tf32>,     //
-                              // wgmma (compute capability 9.0), TF32 only.
-                              InMode<tilegemm::WarpgroupMma<64, 128, 32, 4>, MathMode::tf32>,  // AutoConfig's (small C)
-                              InMode<tilegemm::WarpgroupMma<128, 128, 32, 3>, MathMode::tf32>,    //   (mid)
-                              InMode<tilegemm::WarpgroupMma<128, 256, 32, 3>, MathMode::tf32>,    //   (large C)
-                              InMode<tilegemm::WarpgroupMma<64, 256, 8, 4>, MathMode::tf32>,      // within 48 KiB
-                              InMode<tilegemm::WarpgroupMma<64, 128, 16, 4>, MathMode::tf32>,     //
-                              InMode<tilegemm::WarpgroupMma<64, 128, 16, 8>, MathMode::tf32x3>,   // AutoConfig's
-                              InMode<tilegemm::WarpgroupMma<128, 128, 32, 6>, MathMode::tf32x3>,  //   (large C)
-                              InMode<tilegemm::WarpgroupMma<64, 128, 8, 8>, MathMode::tf32x3>>;   // within 48 KiB
-
-// A candidate's configuration and math mode.
-template <class T>
-struct Candidate {
-  using config = T;
-  static constexpr MathMode math = MathMode::ieee;
-};
-template <class Config, MathMode Math>
-struct Candidate<InMode<Config, Math>> {
-  using config = Config;
-  static constexpr MathMode math = Math;
-};
-
-template <class Config>
-constexpr bool is_tensor_cores() {
-  if constexpr (std::is_same_v<Config, tilegemm::AutoConfig>) {
-    return false;
-  } else {
-    return Config::family == tilegemm::Family::tensor_cores || Config::family == tilegemm::Family::warpgroup_mma;
-  }
-}
-
-// Whether a candidate has a row in this precision: in double only the ieee ones (the modes change nothing there);
-// in float, the tensor_cores configurations only in a tensor mode (ieee rules them out).
-template <class T, class Scalar>
-constexpr bool has_row() {
-  using C = Candidate<T>;
-  if constexpr (std::is_same_v<Scalar, double>) {
-    return C::math == MathMode::ieee;
-  } else {
-    return C::math != MathMode::ieee || !is_tensor_cores<typename C::config>();
-  }
-}
-
-// Kernels 1 to 4 reach a few percent of a GPU's peak: at 8192 each of them would need tens of seconds on an H200
-// for its 8 calls, more than all the other rows together, so a default run skips them above this size (of a cube
-// with as many multiply-adds, for other shapes).
-constexpr long long slow_family_limit = 4096;
-
-template <class T>
-constexpr bool is_slow_family() {
-  using Config = typename Candidate<T>::config;
-  if constexpr (std::is_same_v<Config, tilegemm::AutoConfig>) {
-    return false;
-  } else {
-    using tilegemm::Family;
-    return Config::family == Family::naive || Config::family == Family::local_tiles ||
-           Config::family == Family::wide_types;
-  }
-}
-
-template <class T>
-std::string configuration_label() {
-  using Config = typename Candidate<T>::config;
-  std::string label;
-  if constexpr (std::is_same_v<Config, tilegemm::AutoConfig>) {
-    label = "default (auto)";
-  } else {
-    label = Config::name();
-  }
-  constexpr MathMode math = Candidate<T>::math;
-  return math == MathMode::ieee ? label : label + " " + std::string(tilegemm::detail::math_mode_name(math));
-}
-
-template <class T>
-struct Tag {
-  using type = T;
-};
-
-template <class... Configs, class Visit>
-void for_each_config(std::tuple<Configs...>*, Visit&& visit) {
-  (visit(Tag<Configs>{}), ...);
-}
-
-// Calls visit(Tag<Config>{}) for each configuration of Candidates, in order.
-template <class Visit>
-void for_each_candidate(Visit&& visit) {
-  for_each_config(static_cast<Candidates*>(nullptr), visit);
-}
 
 std::string clblast_label() { return "clblast::Gemm"; }
 
@@ -239,10 +99,9 @@ class Selection {
 };
 
 // Every "kernel configuration" label this run could have, for the message when --kernels selects none of them.
-std::vector<std::string> all_labels(const Peers& peers) {
+std::vector<std::string> all_labels(const Peers& peers, const std::vector<RowConfig>& rows) {
   std::vector<std::string> labels;
-  for_each_candidate(
-      [&](auto tag) { labels.push_back("tilegemm " + configuration_label<typename decltype(tag)::type>()); });
+  for (const RowConfig& row : rows) labels.push_back("tilegemm " + row.label());
   if (peers.clblast) labels.push_back("clblast " + clblast_label());
   if (peers.cublas) labels.push_back("cublas " + peers.cublas_label);
 #ifdef TILEGEMM_HAVE_CUBLAS
@@ -252,9 +111,9 @@ std::vector<std::string> all_labels(const Peers& peers) {
   return labels;
 }
 
-void require_some_selected(const Selection& selection, const Peers& peers) {
+void require_some_selected(const Selection& selection, const Peers& peers, const std::vector<RowConfig>& rows) {
   std::string known;
-  for (const std::string& label : all_labels(peers)) {
+  for (const std::string& label : all_labels(peers, rows)) {
     if (selection.selects(label, "")) return;
     known += "\n  " + label;
   }
@@ -288,11 +147,13 @@ std::string device_label(const cl::CommandQueue& queue) {
 template <class Scalar>
 class ShapeBenchmark {
  public:
-  ShapeBenchmark(const Options& options, const Selection& selection, const Peers& peers, const cl::CommandQueue& queue,
-                 const Shape& shape, std::mt19937_64& random, Report& report)
+  ShapeBenchmark(const Options& options, const Selection& selection, const Peers& peers,
+                 const std::vector<RowConfig>& rows, const cl::CommandQueue& queue, const Shape& shape,
+                 std::mt19937_64& random, Report& report)
       : options_(options),
         selection_(selection),
         peers_(peers),
+        rows_(rows),
         shape_(shape),
         report_(report),
         plan_(timing_plan(options.repeats, options.warmup, shape.size())),
@@ -322,7 +183,7 @@ class ShapeBenchmark {
       }
     }
 #endif
-    for_each_candidate([&](auto tag) { run_tilegemm<typename decltype(tag)::type>(); });
+    for (const RowConfig& row : rows_) run_tilegemm(row);
     const std::string eigen_skip =
         shape_.size() > options_.eigen_max ? "above --eigen-max " + std::to_string(options_.eigen_max) : "";
     run_row(new_row("eigen", eigen_label()), eigen_timing_plan(plan_, shape_.size()), eigen_skip,
@@ -343,20 +204,13 @@ class ShapeBenchmark {
     return opencl_;
   }
 
-  template <class T>
-  void run_tilegemm() {
-    if constexpr (has_row<T, Scalar>()) {
-      using Config = typename Candidate<T>::config;
-      constexpr MathMode math = Candidate<T>::math;
-      Row row = new_row("tilegemm", configuration_label<T>());
-      if (math == MathMode::tf32) row.cublas_peer = "cublas-tf32";
-      std::string skip;
-      if (is_slow_family<T>() && shape_.size() > slow_family_limit) {
-        skip = "slow family above " + std::to_string(slow_family_limit);
-      }
-      run_row(row, plan_, skip,
-              [&] { return tilegemm_contender<Config>(opencl(), shape_, options_.transposes, math); });
-    }
+  void run_tilegemm(const RowConfig& config) {
+    Row row = new_row("tilegemm", config.label());
+    if (config.math == MathMode::tf32) row.cublas_peer = "cublas-tf32";
+    run_row(row, plan_, slow_row_skip(config, shape_.size()), [&] {
+      return tilegemm_contender(config.config ? &*config.config : nullptr, opencl(), shape_, options_.transposes,
+                                config.math);
+    });
   }
 
   // Times and checks one row unless --kernels leaves it out. A configuration too large for the device makes it a
@@ -389,6 +243,7 @@ class ShapeBenchmark {
   const Options& options_;
   const Selection& selection_;
   const Peers& peers_;
+  const std::vector<RowConfig>& rows_;
   Shape shape_;
   Report& report_;
   TimingPlan plan_;
@@ -402,7 +257,8 @@ template <class Scalar>
 int run(const Options& options) {
   const Selection selection(options.kernels);
   const Peers peers = find_peers<Scalar>();
-  require_some_selected(selection, peers);
+  const std::vector<RowConfig> rows = benchmark_rows(std::is_same_v<Scalar, double>);
+  require_some_selected(selection, peers, rows);
   if (!std::ofstream(options.csv, std::ios::app)) throw UsageError("cannot write the CSV file " + options.csv);
   const cl::CommandQueue queue = tilegemm::default_queue();
   const RunInfo info{device_label(queue), std::is_same_v<Scalar, float> ? "float" : "double", options.transposes.text(),
@@ -426,7 +282,7 @@ int run(const Options& options) {
   const auto start = std::chrono::steady_clock::now();
   for (const Shape& shape : options.shapes) {
     report.begin_shape(shape);  // before the operands are made: at 8192 that takes seconds
-    ShapeBenchmark<Scalar>(options, selection, peers, queue, shape, random, report).run_all();
+    ShapeBenchmark<Scalar>(options, selection, peers, rows, queue, shape, random, report).run_all();
     report.write_csv(options.csv);
   }
   report.print_summary();

@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <tilegemm/tilegemm.hpp>
 #include <type_traits>
 #include <utility>
@@ -200,8 +201,8 @@ tilegemm::detail::GemmShape batch_shape(int m, int n, int k, int count, bool tra
   return s;
 }
 
-bool chose(const tilegemm::detail::Plan& plan, tilegemm::detail::DefaultChoice choice) {
-  return plan.config.name() == tilegemm::detail::default_candidates[choice].name();
+bool chose(const tilegemm::detail::Plan& plan, std::string_view name) {
+  return tilegemm::detail::same_configuration(plan.config, tilegemm::detail::builtin(name).config);
 }
 
 }  // namespace
@@ -250,10 +251,10 @@ TEST_CASE("the plan of a batch is one launch with the batch in dimension 2, with
   DeviceLimits cpu = h200();
   cpu.type = CL_DEVICE_TYPE_CPU;
   const Plan on_cpu = plan_default(batch_shape(32, 32, 32, 10000), cpu, 4);
-  CHECK(chose(on_cpu, DefaultChoice::cpu));
+  CHECK(chose(on_cpu, "cpu"));
   CHECK(on_cpu.global[2] == 10000);
   const Plan narrow = plan_default(batch_shape(32, 32, 32, 50), tilegemm_fuzz::narrow_gpu_description(64), 8);
-  CHECK(chose(narrow, small_groups));
+  CHECK(chose(narrow, "small_groups"));
   CHECK(narrow.global[2] == 50);
 }
 
@@ -261,11 +262,14 @@ TEST_CASE("AutoConfig chooses for a batch by the work of the whole batch", "[uni
   using namespace tilegemm::detail;
   // One 256 x 256 product leaves most of an H200 idle: the smallest tiles. A thousand of them fill it: the large
   // tiles, whose throughput is higher.
-  CHECK(chose(plan_default(batch_shape(256, 256, 256, 1), h200(), 4), gpu_32x32));
-  CHECK(chose(plan_default(batch_shape(256, 256, 256, 1000), h200(), 4), gpu_128x128));
-  CHECK(estimated_time(gpu_128x128, false, 256, 256, 132, 1000) <
-        estimated_time(gpu_32x32, false, 256, 256, 132, 1000));
-  CHECK(estimated_time(gpu_32x32, false, 256, 256, 132, 1) < estimated_time(gpu_128x128, false, 256, 256, 132, 1));
+  CHECK(chose(plan_default(batch_shape(256, 256, 256, 1), h200(), 4), "gpu_32x32"));
+  CHECK(chose(plan_default(batch_shape(256, 256, 256, 1000), h200(), 4), "gpu_128x128"));
+  const auto time = [](std::string_view name, int batch) {
+    const BuiltinConfig& entry = builtin(name);
+    return estimated_time(entry.config.tile, *model_figures(entry, false), 256, 256, 132, batch);
+  };
+  CHECK(time("gpu_128x128", 1000) < time("gpu_32x32", 1000));
+  CHECK(time("gpu_32x32", 1) < time("gpu_128x128", 1));
   // A batch of one is planned as the single product.
   const Plan one = plan_default(batch_shape(1000, 1000, 1000, 1), h200(), 4);
   GemmShape single = batch_shape(1000, 1000, 1000, 1);
@@ -280,23 +284,23 @@ TEST_CASE("AutoConfig gives each work-group a whole small problem of a batch on 
   using namespace tilegemm::detail;
   // 32 x 32 x 32: one 32 x 32 tile with slices as deep as K per problem, read in place a vector at a time.
   const Plan small = plan_default(batch_shape(32, 32, 32, 10000), h200(), 4);
-  CHECK(chose(small, batch_32x32));
+  CHECK(chose(small, "batch_32x32"));
   CHECK(small.config.tile.tsk == 32);
   CHECK(small.global == std::array<std::size_t, 3>{16, 8, 10000});
   CHECK(small.variant.edges == EdgeMode::whole_tiles);
   CHECK(!small.a.packed);
   CHECK(!small.b.packed);
   // The smallest tile that holds C; in double too.
-  CHECK(chose(plan_default(batch_shape(16, 16, 16, 10000), h200(), 4), batch_16x16));
-  CHECK(chose(plan_default(batch_shape(8, 8, 8, 10000), h200(), 8), batch_16x16));
-  CHECK(chose(plan_default(batch_shape(3, 16, 200, 7), h200(), 4), batch_16x16));
-  CHECK(chose(plan_default(batch_shape(20, 20, 20, 10000), h200(), 4), batch_32x32));
-  CHECK(chose(plan_default(batch_shape(17, 5, 9, 2), h200(), 8), batch_32x32));
+  CHECK(chose(plan_default(batch_shape(16, 16, 16, 10000), h200(), 4), "batch_16x16"));
+  CHECK(chose(plan_default(batch_shape(8, 8, 8, 10000), h200(), 8), "batch_16x16"));
+  CHECK(chose(plan_default(batch_shape(3, 16, 200, 7), h200(), 4), "batch_16x16"));
+  CHECK(chose(plan_default(batch_shape(20, 20, 20, 10000), h200(), 4), "batch_32x32"));
+  CHECK(chose(plan_default(batch_shape(17, 5, 9, 2), h200(), 8), "batch_32x32"));
   // Not for single products, larger problems, or devices whose work-groups are too small for the candidate.
-  CHECK(chose(plan_default(batch_shape(32, 32, 32, 1), h200(), 4), gpu_32x32));
-  CHECK(!chose(plan_default(batch_shape(33, 32, 32, 10000), h200(), 4), batch_32x32));
-  CHECK(chose(plan_default(batch_shape(32, 32, 32, 50), tilegemm_fuzz::narrow_gpu_description(64), 4), small_groups));
-  CHECK(chose(plan_default(batch_shape(16, 16, 16, 50), tilegemm_fuzz::narrow_gpu_description(64), 4), batch_16x16));
+  CHECK(chose(plan_default(batch_shape(32, 32, 32, 1), h200(), 4), "gpu_32x32"));
+  CHECK(!chose(plan_default(batch_shape(33, 32, 32, 10000), h200(), 4), "batch_32x32"));
+  CHECK(chose(plan_default(batch_shape(32, 32, 32, 50), tilegemm_fuzz::narrow_gpu_description(64), 4), "small_groups"));
+  CHECK(chose(plan_default(batch_shape(16, 16, 16, 50), tilegemm_fuzz::narrow_gpu_description(64), 4), "batch_16x16"));
 }
 
 TEST_CASE("batches of large products on tensor cores: the whole batch's tiles in one launch, no corners",

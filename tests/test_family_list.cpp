@@ -54,7 +54,7 @@ struct FamilyTraits<tilegemm_test::column_walk> : FamilyDefaults {
   // Float only, to show that the planner asks the family.
   static Implementation can_implement(const TileShape&, const RunTarget& target) {
     if (target.scalar_size != sizeof(float)) {
-      return Implementation::refused(Refusal::operation, " multiplies float only (a test's family).");
+      return Implementation::refused(RefusalKind::operation, " multiplies float only (a test's family).");
     }
     return {};
   }

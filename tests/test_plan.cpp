@@ -1,8 +1,12 @@
 // test_plan: the device-free planner on hand-written device descriptions: which configuration, corner and strips,
 // edge mode, packing of each operand, split-K and launch sizes a product gets, and the errors it raises.
+#include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <tilegemm/core.hpp>
 #include <tuple>
+#include <vector>
 
 #include "catch.hpp"
 #include "message_matchers.hpp"
@@ -45,7 +49,8 @@ GemmShape shape(int m, int n, int k, bool trans_a = false, bool trans_b = false)
   return s;
 }
 
-bool chose(const Plan& plan, DefaultChoice choice) { return plan.config.name() == default_candidates[choice].name(); }
+// Whether the plan has the configuration of the built-in table's entry `name`.
+bool chose(const Plan& plan, std::string_view name) { return same_configuration(plan.config, builtin(name).config); }
 
 template <class Config>
 Plan plan_with(const GemmShape& s, EdgePolicy policy = EdgePolicy::by_size, std::size_t scalar_size = 4) {
@@ -74,29 +79,29 @@ TEST_CASE("the default plan picks the configurations that measured fastest on an
     return plan_default(shape(m, n, k), h200(), scalar_size);
   };
   // The winners of benchmarks/h200-float.csv and h200-double.csv, square sizes.
-  CHECK(chose(plan(4, 1024, 1024, 1024), gpu_128x64));
-  CHECK(chose(plan(4, 2048, 2048, 2048), gpu_128x128));
-  CHECK(chose(plan(4, 3072, 3072, 3072), gpu_128x64));
-  CHECK(chose(plan(4, 4096, 4096, 4096), gpu_128x128));
-  CHECK(chose(plan(4, 8192, 8192, 8192), gpu_128x128));
-  CHECK(chose(plan(8, 1024, 1024, 1024), gpu_128x64));
-  CHECK(chose(plan(8, 4096, 4096, 4096), gpu_128x128));
-  CHECK(chose(plan(4, 2000, 2000, 2000), gpu_128x128));
+  CHECK(chose(plan(4, 1024, 1024, 1024), "gpu_128x64"));
+  CHECK(chose(plan(4, 2048, 2048, 2048), "gpu_128x128"));
+  CHECK(chose(plan(4, 3072, 3072, 3072), "gpu_128x64"));
+  CHECK(chose(plan(4, 4096, 4096, 4096), "gpu_128x128"));
+  CHECK(chose(plan(4, 8192, 8192, 8192), "gpu_128x128"));
+  CHECK(chose(plan(8, 1024, 1024, 1024), "gpu_128x64"));
+  CHECK(chose(plan(8, 4096, 4096, 4096), "gpu_128x128"));
+  CHECK(chose(plan(4, 2000, 2000, 2000), "gpu_128x128"));
   // Small C with a long K: split-K. Tiny C: the smallest tiles.
-  CHECK(chose(plan(4, 128, 128, 131072), gpu_split_k));
-  CHECK(chose(plan(4, 100, 100, 100), gpu_32x32));
+  CHECK(chose(plan(4, 128, 128, 131072), "gpu_split_k"));
+  CHECK(chose(plan(4, 100, 100, 100), "gpu_32x32"));
   // Less local memory than the large tiles need in double: a candidate that fits.
   DeviceLimits small = h200();
   small.local_memory_bytes = 32 * 1024;
   const Plan fallback = plan_default(shape(4096, 4096, 4096), small, 8);
-  CHECK((chose(fallback, gpu_128x64) || chose(fallback, gpu_64x64) || chose(fallback, gpu_32x32)));
+  CHECK((chose(fallback, "gpu_128x64") || chose(fallback, "gpu_64x64") || chose(fallback, "gpu_32x32")));
   // Processors get the vector kernel, devices with small work-groups the one made for them.
   DeviceLimits cpu = h200();
   cpu.type = CL_DEVICE_TYPE_CPU;
-  CHECK(chose(plan_default(shape(512, 512, 512), cpu, 4), DefaultChoice::cpu));
+  CHECK(chose(plan_default(shape(512, 512, 512), cpu, 4), "cpu"));
   DeviceLimits narrow = h200();
   narrow.max_work_group_size = 64;
-  CHECK(chose(plan_default(shape(512, 512, 512), narrow, 4), small_groups));
+  CHECK(chose(plan_default(shape(512, 512, 512), narrow, 4), "small_groups"));
 }
 
 TEST_CASE("just past a multiple of the tiles, the default plan tiles the corner and leaves strips", "[unit][plan]") {
@@ -104,7 +109,7 @@ TEST_CASE("just past a multiple of the tiles, the default plan tiles the corner 
   CHECK(past.corner_m == 1024);
   CHECK(past.corner_n == 1024);
   // K = 1025 and lda = 1025 are no whole vectors: element loads, which 128x64 tiles do slowly.
-  CHECK(chose(past, gpu_64x128));
+  CHECK(chose(past, "gpu_64x128"));
   CHECK(past.variant.edges == EdgeMode::elements);
   CHECK(past.strips == StripWork::fused);
   CHECK(past.variant.strips);
@@ -112,12 +117,12 @@ TEST_CASE("just past a multiple of the tiles, the default plan tiles the corner 
   const Plan odd = plan_default(shape(1000, 1000, 1000), h200(), 4);
   CHECK(odd.corner_m == 1000);
   CHECK(odd.corner_n == 1000);
-  CHECK(chose(odd, gpu_128x64));
+  CHECK(chose(odd, "gpu_128x64"));
   CHECK(odd.variant.edges == EdgeMode::vectors);
   CHECK(odd.strips == StripWork::none);
   // 128x128 tiles in double leave no room in 48 KiB for the strip code's stage: the remainder kernel.
   const Plan large_double = plan_default(shape(4097, 4097, 4097), h200(), 8);
-  CHECK(chose(large_double, gpu_128x128));
+  CHECK(chose(large_double, "gpu_128x128"));
   CHECK(large_double.corner_m == 4096);
   CHECK(large_double.strips == StripWork::remainder_kernel);
   CHECK(!large_double.variant.strips);
@@ -130,8 +135,8 @@ TEST_CASE("the default plan judges candidates by the edge mode the run will use"
   s.a.ld = 1025;
   const Plan plan = plan_default(s, h200(), 4);
   CHECK(plan.variant.edges == EdgeMode::elements);
-  CHECK(!chose(plan, gpu_128x64));
-  CHECK(chose(plan_default(shape(1024, 1024, 1024), h200(), 4), gpu_128x64));
+  CHECK(!chose(plan, "gpu_128x64"));
+  CHECK(chose(plan_default(shape(1024, 1024, 1024), h200(), 4), "gpu_128x64"));
 }
 
 TEST_CASE("operands that fill whole tiles are read in place, in either layout", "[unit][plan]") {
@@ -336,8 +341,8 @@ TEST_CASE("every kernel of the default plan fits devices with small work-groups"
       }
     }
   }
-  CHECK(chose(plan_default(shape(300, 300, 300), with_work_groups(h200(), 8), 4), tiny_groups));
-  CHECK(chose(plan_default(shape(300, 300, 300), with_work_groups(h200(), 2), 4), single_item));
+  CHECK(chose(plan_default(shape(300, 300, 300), with_work_groups(h200(), 8), 4), "tiny_groups"));
+  CHECK(chose(plan_default(shape(300, 300, 300), with_work_groups(h200(), 2), 4), "single_item"));
   CHECK(plan_gemm(nullptr, shape(9, 9, 0), false, with_work_groups(h200(), 8), 4).support_tile == 2);
   // With 128-work-item groups the 256 of the remainder kernel do not fit: 1025 is tiled whole, with edges.
   const Plan edges = plan_default(shape(1025, 1025, 1025), with_work_groups(h200(), 128), 8);
@@ -410,24 +415,22 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
     CHECK(!tensor(plan_default(shape(4096, 4096, 4096), h200(), 8, math)));
     CHECK(!tensor(plan_default(shape(4096, 4096, 4096), turing, 4, math)));
     CHECK(!tensor(plan_default(shape(100, 100, 100), hopper, 8, math)));
-    CHECK(chose(plan_default(shape(128, 128, 131072), hopper, 4, math), gpu_split_k));
+    CHECK(chose(plan_default(shape(128, 128, 131072), hopper, 4, math), "gpu_split_k"));
   }
   // Large C: large tiles; fewer tiles than compute units: small ones. The tiled corner as for the other families.
-  const auto picked = [](const Plan& plan, TensorChoice choice) {
-    return plan.config.name() == tensor_candidates[choice].name();
-  };
-  CHECK(picked(plan_default(shape(4096, 4096, 4096), a100, 8), tensor_double_large));
-  CHECK(picked(plan_default(shape(512, 512, 512), hopper, 8), tensor_double_small));
-  CHECK(picked(plan_default(shape(4096, 4096, 4096), a100, 4, MathMode::tf32x3), tensor_float_large));
-  CHECK(picked(plan_default(shape(4096, 4096, 4096), a100, 4, MathMode::tf32), tensor_tf32_large));
-  CHECK(picked(plan_default(shape(512, 512, 512), hopper, 4, MathMode::tf32), tensor_float_small));
+  const auto picked = [](const Plan& plan, std::string_view name) { return chose(plan, name); };
+  CHECK(picked(plan_default(shape(4096, 4096, 4096), a100, 8), "tensor_double_large"));
+  CHECK(picked(plan_default(shape(512, 512, 512), hopper, 8), "tensor_double_small"));
+  CHECK(picked(plan_default(shape(4096, 4096, 4096), a100, 4, MathMode::tf32x3), "tensor_float_large"));
+  CHECK(picked(plan_default(shape(4096, 4096, 4096), a100, 4, MathMode::tf32), "tensor_tf32_large"));
+  CHECK(picked(plan_default(shape(512, 512, 512), hopper, 4, MathMode::tf32), "tensor_float_small"));
   // Just past a multiple of the small tiles, where 96 x 96 tiles cover all of C in one round (11 x 11 of them on
   // 132 compute units): those, whole, without strips; at the multiple itself the small tiles. (On 8.0: on 9.0 wgmma
   // takes float's whole C at these sizes, and the copy engine's family double's 2049 x 1025.)
   for (const auto& [scalar_size, math, odd, small] :
-       {std::tuple{8, MathMode::ieee, tensor_double_odd, tensor_double_small},
-        std::tuple{4, MathMode::tf32x3, tensor_float_odd, tensor_float_small},
-        std::tuple{4, MathMode::tf32, tensor_float_odd, tensor_float_small}}) {
+       {std::tuple{8, MathMode::ieee, "tensor_double_odd", "tensor_double_small"},
+        std::tuple{4, MathMode::tf32x3, "tensor_float_odd", "tensor_float_small"},
+        std::tuple{4, MathMode::tf32, "tensor_float_odd", "tensor_float_small"}}) {
     const DeviceLimits& device = a100;
     const Plan odd_plan = plan_default(shape(1025, 1025, 1025), device, scalar_size, math);
     CHECK(picked(odd_plan, odd));
@@ -445,8 +448,8 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
   CHECK(past.corner_m == 4096);
   CHECK(past.corner_n == 4096);
   CHECK(past.strips == StripWork::remainder_kernel);
-  CHECK(past.a.packed);                                                                // lda = 4097 is no whole vector
-  CHECK(picked(plan_default(shape(1025, 1025, 1025), hopper, 8), tensor_double_odd));  // 9 x 9 tiles of 128: too few
+  CHECK(past.a.packed);  // lda = 4097 is no whole vector
+  CHECK(picked(plan_default(shape(1025, 1025, 1025), hopper, 8), "tensor_double_odd"));  // 9 x 9 tiles of 128: too few
 }
 
 TEST_CASE(
@@ -688,4 +691,116 @@ TEST_CASE("a tensor_cores configuration is refused where it cannot run, before a
   CHECK(plan.global[0] == 16);
   CHECK(plan.global[1] == 8);
   CHECK(plan.depth == 64);
+}
+
+TEST_CASE("a plan the device cannot run is none for the planner and the refusal for a named configuration",
+          "[unit][plan][errors]") {
+  DeviceLimits narrow = h200();
+  narrow.max_work_group_size = 128;
+  CHECK(!plan_if_fits(describe<Prefetch64>, shape(64, 64, 64), narrow, 4));
+  CHECK(error_code([&] { plan_product(describe<Prefetch64>, shape(64, 64, 64), narrow, 4); }) ==
+        CL_INVALID_WORK_GROUP_SIZE);
+  // A packed copy larger than the device's largest buffer: none; named, its sentence.
+  DeviceLimits small_buffers = h200();
+  small_buffers.max_alloc_bytes = 1 << 20;
+  using Packed = tilegemm::RegisterBlocking<64, 64, 16, 4, 4>;
+  CHECK(!plan_if_fits(describe<Packed>, shape(1001, 1001, 1001), small_buffers, 4));
+  CHECK_THROWS_WITH(plan_product(describe<Packed>, shape(1001, 1001, 1001), small_buffers, 4),
+                    Catch::Matchers::Contains("the zero-padded copy of A that register_blocking"));
+  // A batch for split-K, whose launch dimension 2 holds its slices: none; named, std::invalid_argument.
+  GemmShape batch = shape(64, 64, 64);
+  batch.batch = 3;
+  batch.c.stride = 64 * 64;
+  batch.a.stride = batch.b.stride = 64 * 64;
+  using Split = tilegemm::SplitK<64, 64, 16, 4, 4, 4>;
+  CHECK(!plan_if_fits(describe<Split>, batch, h200(), 4));
+  CHECK_THROWS_AS(plan_product(describe<Split>, batch, h200(), 4), std::invalid_argument);
+  // Where it fits, the same plan either way.
+  const std::optional<Plan> fits = plan_if_fits(describe<Prefetch64>, shape(130, 70, 33), h200(), 4);
+  REQUIRE(fits);
+  const Plan named = plan_product(describe<Prefetch64>, shape(130, 70, 33), h200(), 4);
+  CHECK(fits->config.name() == named.config.name());
+  CHECK(fits->global == named.global);
+  CHECK(fits->a.packed == named.a.packed);
+  CHECK(fits->b.packed == named.b.packed);
+  CHECK(fits->variant.edges == named.variant.edges);
+}
+
+TEST_CASE("every entry of the built-in table obeys its family's rules, under one name", "[unit][plan]") {
+  std::set<std::string_view> names;
+  for (const BuiltinConfig& entry : builtin_configs) {
+    INFO(entry.name);
+    CHECK(names.insert(entry.name).second);
+    CHECK(rule_broken(entry.config.family, entry.config.tile) == nullptr);
+    CHECK(entry.serves != 0);
+    CHECK(&builtin(entry.name) == &entry);
+    CHECK(builtin_with(entry.config) == &entry);
+    // The description at run time (as the tuner's file and the benchmark make it) is the table's.
+    const std::optional<KernelDescription> again = describe_at_run_time(entry.config.family, entry.config.tile);
+    REQUIRE(again);
+    CHECK(again->name() == entry.config.name());
+    CHECK(again->config_preamble.hash == entry.config.config_preamble.hash);
+    // The GPU model's figures are for the precisions the entry serves, and only those.
+    if (entry.model) {
+      CHECK(entry.model->in_float.has_value() == ((entry.serves & float_ieee) != 0));
+      CHECK(entry.model->in_double.has_value() == ((entry.serves & in_double) != 0));
+    }
+  }
+  CHECK(builtin_with(describe<tilegemm::Prefetch<64, 32, 16, 4, 2, 2>>) == nullptr);
+}
+
+TEST_CASE("AutoConfig's plan is of an entry of the built-in table that serves the product", "[unit][plan]") {
+  using tilegemm::MathMode;
+  DeviceLimits a100 = h200_with_tensor_cores();
+  a100.compute_capability = 80;
+  DeviceLimits cpu = h200();
+  cpu.type = CL_DEVICE_TYPE_CPU;
+  DeviceLimits little_local = h200();
+  little_local.local_memory_bytes = 32 * 1024;
+  const std::vector<DeviceLimits> devices = {h200(),
+                                             h200_with_tensor_cores(),
+                                             a100,
+                                             cpu,
+                                             little_local,
+                                             with_work_groups(h200(), 64),
+                                             with_work_groups(h200(), 8),
+                                             with_work_groups(h200(), 2)};
+  std::vector<GemmShape> shapes;
+  for (const auto& [m, n, k] :
+       {std::tuple{1, 1, 1}, std::tuple{100, 100, 100}, std::tuple{1000, 1000, 1000}, std::tuple{1024, 1024, 1024},
+        std::tuple{1025, 1025, 1025}, std::tuple{2049, 1025, 1025}, std::tuple{4096, 4096, 4096},
+        std::tuple{4097, 4097, 4097}, std::tuple{8192, 8192, 8192}, std::tuple{128, 128, 131072},
+        std::tuple{8192, 64, 512}, std::tuple{64, 8192, 512}}) {
+    shapes.push_back(shape(m, n, k));
+    shapes.push_back(shape(m, n, k, true, true));
+  }
+  for (const auto& [m, count] :
+       {std::pair{8, 10000}, std::pair{16, 1000}, std::pair{32, 10000}, std::pair{256, 1000}}) {
+    GemmShape s = shape(m, m, m);
+    s.batch = count;
+    s.a.stride = s.b.stride = s.c.stride = m * m;
+    shapes.push_back(s);
+  }
+  std::set<std::string_view> chosen;
+  for (const DeviceLimits& device : devices) {
+    for (const GemmShape& s : shapes) {
+      for (const std::size_t size : {std::size_t(4), std::size_t(8)}) {
+        for (const MathMode math : {MathMode::ieee, MathMode::tf32x3, MathMode::tf32}) {
+          INFO(device.name << " cc " << device.compute_capability << ", " << s.m << "x" << s.n << "x" << s.k << " x"
+                           << s.batch << ", scalar " << size << ", " << math_mode_name(math));
+          const Plan plan = plan_default(s, device, size, math);
+          const BuiltinConfig* entry = builtin_with(plan.config);
+          REQUIRE(entry != nullptr);
+          CHECK(plan.chosen == Chosen::model);
+          CHECK(serves(*entry, size == sizeof(double), plan.config.uses_tensor_cores ? math : MathMode::ieee));
+          chosen.insert(entry->name);
+        }
+      }
+    }
+  }
+  // And it reaches every entry: the table holds no configuration the planner never takes.
+  for (const BuiltinConfig& entry : builtin_configs) {
+    INFO(entry.name);
+    CHECK(chosen.count(entry.name) == 1);
+  }
 }

@@ -2,6 +2,7 @@
 // table, configurations described at run time against describe<Config>, TILEGEMM_VERBOSE, and a tiny real tuning run.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,9 @@
 #include <tilegemm/tilegemm.hpp>
 #include <vector>
 
+#include "../benchmarks/parts/rows.hpp"
+#include "../tools/tune/builtin_table.hpp"
+#include "../tools/tune/candidates.hpp"
 #include "catch.hpp"
 #include "reference.hpp"
 
@@ -313,7 +317,8 @@ TEST_CASE("a configuration described at run time equals describe<Config>", "[uni
   same_as_compile_time<tilegemm::WarpgroupMma<128, 128, 8, 6>>();
   same_as_compile_time<tilegemm::WarpgroupMma<64, 256, 16, 3>>();
   same_as_compile_time<tilegemm::BulkTensorCores<128, 128, 32, 64, 32, 3>>();
-  for (const KernelDescription& d : default_candidates) {
+  for (const BuiltinConfig& entry : builtin_configs) {
+    const KernelDescription& d = entry.config;
     const std::optional<KernelDescription> got = describe_at_run_time(d.family, d.tile);
     REQUIRE(got);
     CHECK(got->config_preamble.hash == d.config_preamble.hash);
@@ -429,3 +434,73 @@ TEST_CASE("a tiny tuning run writes its winner, continues where it stopped, and 
   CHECK(output.find("ok\n") != std::string::npos);
 }
 #endif
+
+TEST_CASE("the tuner's candidates hold every entry of the built-in table", "[unit]") {
+  for (const BuiltinConfig& entry : builtin_configs) {
+    INFO(entry.name << ": " << entry.config.name());
+    CHECK(std::count_if(tune::candidates.begin(), tune::candidates.end(), [&](const tune::Candidate& c) {
+            return tune::same_candidate(c, tune::candidate_of(entry));
+          }) == 1);
+  }
+  CHECK(tune::candidate_count == tune::prefetch_count + tune::other_candidates.size() + tune::builtin_count);
+}
+
+TEST_CASE("the benchmark's rows hold every entry of the built-in table in every mode it serves", "[unit]") {
+  using tilegemm::MathMode;
+  for (const bool is_double : {false, true}) {
+    const std::vector<bench::RowConfig> rows = bench::benchmark_rows(is_double);
+    for (const BuiltinConfig& entry : builtin_configs) {
+      for (const MathMode math : {MathMode::ieee, MathMode::tf32x3, MathMode::tf32}) {
+        if (!serves(entry, is_double, math) || (is_double && math != MathMode::ieee)) continue;
+        INFO(entry.name << ": " << entry.config.name() << ", " << (is_double ? "double " : "float ")
+                        << math_mode_name(math));
+        CHECK(std::count_if(rows.begin(), rows.end(), [&](const bench::RowConfig& r) {
+                return r.config && same_configuration(*r.config, entry.config) && r.math == math;
+              }) == 1);
+      }
+    }
+    // In double, one row per configuration (the modes change nothing there).
+    if (is_double) {
+      for (const bench::RowConfig& r : rows) CHECK(r.math == MathMode::ieee);
+    }
+  }
+  // The labels are the configurations' names, with the math mode; AutoConfig's are "default (auto)".
+  std::vector<std::string> labels;
+  for (const bench::RowConfig& r : bench::benchmark_rows(false)) labels.push_back(r.label());
+  for (const std::string& label :
+       {std::string("default (auto)"), std::string("default (auto) tf32x3"), std::string("default (auto) tf32"),
+        describe<tilegemm::Naive<16, 16>>.name(), describe<tilegemm::Prefetch<128, 128, 8, 8, 8, 4>>.name(),
+        describe<tilegemm::WarpgroupMma<64, 128, 32, 4>>.name() + " tf32"}) {
+    INFO(label);
+    CHECK(std::count(labels.begin(), labels.end(), label) == 1);
+  }
+}
+
+TEST_CASE("tilegemm-tune --builtin writes the built-in table in the winners file's configuration format", "[unit]") {
+  const std::string text = tune::builtin_table_text();
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != '#') lines.push_back(line);
+  }
+  REQUIRE(lines.size() == builtin_configs.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const BuiltinConfig& entry = builtin_configs[i];
+    INFO(lines[i]);
+    CHECK(lines[i].rfind(std::string(entry.name) + " | ", 0) == 0);
+    // The last field reads back, as a line of the file would, as the entry's configuration.
+    const std::string field = lines[i].substr(lines[i].rfind(" | ") + 3);
+    const auto config = tuned_file::parse_configuration(field);
+    REQUIRE(config);
+    const std::optional<KernelDescription> described = describe_at_run_time(config->first, config->second);
+    REQUIRE(described);
+    CHECK(same_configuration(*described, entry.config));
+  }
+  CHECK(text.find("gpu_64x128 | GPUs | float | prefetch 64 128 16 4 8 4 1\n") != std::string::npos);
+  CHECK(text.find("bulk_double | compute capability 9.0+ | double | bulk_tensor_cores 128 128 32 8 8 4 3\n") !=
+        std::string::npos);
+  // What the file's rules refuse is refused here too.
+  CHECK(!tuned_file::parse_configuration("prefetch 64 64 16 4 4 8 1"));
+  CHECK(!tuned_file::parse_configuration("prefetch 64 64 16 4 4 4"));
+  CHECK(!tuned_file::parse_configuration("no_such_family 64 64 16 4 4 4 1"));
+}

@@ -14,6 +14,7 @@
 #include <tilegemm/gemm/tuned_configs.hpp>
 #include <vector>
 
+#include "tune/builtin_table.hpp"
 #include "tune/candidates.hpp"
 #include "tune/measure.hpp"
 #include "tune/options.hpp"
@@ -429,6 +430,10 @@ int main(int argc, char** argv) {
     const Options options = parse_options(argc, argv);
     if (options.help) {
       std::fputs(usage, stdout);
+      return 0;
+    }
+    if (options.builtin) {
+      std::fputs(builtin_table_text().c_str(), stdout);
       return 0;
     }
     if (options.list) {

@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <string_view>
 #include <tilegemm/tilegemm.hpp>
 #include <tuple>
 #include <type_traits>
@@ -33,12 +34,24 @@
 
 namespace bench {
 
-// The configurations timed besides AutoConfig (every one takes batches): AutoConfig's whole-problem tiles for batches
-// of small products (16 x 16, and 32 x 32 with slices as deep as the tile), its 32 x 32 tile for single products, and
-// larger tiles.
+// The configurations timed besides AutoConfig (every one takes batches): the built-in table's whole-problem tiles for
+// batches of small products and three of its GPU model's tiles (checked below), and 64 x 64 with 4 x 8 per work-item.
 using BatchedCandidates = std::tuple<tilegemm::Prefetch<16, 16, 16, 2, 2, 2>, tilegemm::Prefetch<32, 32, 32, 2, 4, 2>,
                                      tilegemm::Prefetch<32, 32, 16, 2, 2, 2>, tilegemm::Prefetch<64, 64, 16, 4, 4, 4>,
                                      tilegemm::Prefetch<64, 64, 16, 4, 8, 4>, tilegemm::Prefetch<128, 128, 8, 8, 8, 4>>;
+
+// Whether the list times the built-in table's entry `name`.
+template <class... Configs>
+constexpr bool times_builtin(std::tuple<Configs...>*, std::string_view name) {
+  const tilegemm::detail::KernelDescription& entry = tilegemm::detail::builtin(name).config;
+  return (tilegemm::detail::same_configuration(Configs::family, Configs::shape, entry.family, entry.tile) || ...);
+}
+static_assert(times_builtin(static_cast<BatchedCandidates*>(nullptr), "batch_16x16") &&
+                  times_builtin(static_cast<BatchedCandidates*>(nullptr), "batch_32x32") &&
+                  times_builtin(static_cast<BatchedCandidates*>(nullptr), "gpu_32x32") &&
+                  times_builtin(static_cast<BatchedCandidates*>(nullptr), "gpu_64x64") &&
+                  times_builtin(static_cast<BatchedCandidates*>(nullptr), "gpu_128x128"),
+              "benchmark --batched times the built-in table's configurations for batches");
 
 // One operand of every problem, side by side in one host matrix and one OpenCL buffer: problem p's stored
 // rows x cols matrix at p * rows * cols, leading dimension rows (the BLAS stride is rows * cols).

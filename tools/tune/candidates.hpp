@@ -1,9 +1,10 @@
-// tune/candidates: the configurations tilegemm-tune times, a compile-time list of families and tile sizes, each
-// checked against TileConfig's and its family's rules when this file compiles.
+// tune/candidates: the configurations tilegemm-tune times, a compile-time list of families and tile sizes (the
+// built-in table's among them), each checked against TileConfig's and its family's rules when this file compiles.
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <tilegemm/gemm/builtin_configs.hpp>
 #include <tilegemm/kernels/runtime_description.hpp>
 
 namespace tune {
@@ -51,11 +52,11 @@ inline constexpr std::array<Candidate, prefetch_count> prefetch_candidates = [] 
   return list;
 }();
 
-// The other families: split-K for long K, the packed families (register blocking with vector loads, wide types) and
-// the caller-layout ones for processors and small devices, and the tensor cores where the device and the math mode
-// allow them (double; float in tf32x3 or tf32).
-inline constexpr std::array<Candidate, 49> other_candidates = {{
-    {Family::split_k, {64, 64, 16, 4, 4, 4, 1}},
+// The other families, besides the built-in table's configurations (gemm/builtin_configs.hpp), which are timed too:
+// split-K for long K, the packed families (register blocking with vector loads, wide types) and the caller-layout ones
+// for processors and small devices, and the tensor cores where the device and the math mode allow them (double; float
+// in tf32x3 or tf32).
+inline constexpr std::array<Candidate, 35> other_candidates = {{
     {Family::split_k, {64, 64, 32, 4, 4, 4, 1}},
     {Family::split_k, {32, 32, 16, 2, 2, 2, 1}},
     {Family::split_k, {64, 32, 16, 4, 2, 2, 1}},
@@ -78,33 +79,19 @@ inline constexpr std::array<Candidate, 49> other_candidates = {{
     {Family::local_tiles, {32, 32, 32, 1, 8, 1, 1}},
     {Family::local_tiles, {16, 16, 16, 1, 1, 1, 1}},
     {Family::local_tiles, {8, 8, 8, 1, 8, 1, 1}},
-    {Family::tensor_cores, {128, 128, 16, 8, 16, 4, 2}},   // warps of 64 x 64: TensorCores<128, 128, 16, 64, 64, 2>
-    {Family::tensor_cores, {128, 128, 8, 8, 16, 4, 4}},    // <128, 128, 8, 64, 64, 4>
-    {Family::tensor_cores, {128, 128, 8, 8, 16, 4, 3}},    // <128, 128, 8, 64, 64, 3>
-    {Family::tensor_cores, {128, 128, 16, 8, 16, 4, 3}},   // <128, 128, 16, 64, 64, 3>
-    {Family::tensor_cores, {64, 64, 16, 4, 8, 4, 3}},      // <64, 64, 16, 32, 32, 3>
-    {Family::tensor_cores, {64, 64, 8, 4, 8, 4, 4}},       // <64, 64, 8, 32, 32, 4>
-    {Family::tensor_cores, {128, 64, 8, 8, 8, 4, 3}},      // <128, 64, 8, 64, 32, 3>
-    {Family::tensor_cores, {128, 64, 8, 8, 8, 4, 4}},      // <128, 64, 8, 64, 32, 4>
-    {Family::tensor_cores, {128, 64, 16, 8, 8, 4, 2}},     // <128, 64, 16, 64, 32, 2>
-    {Family::tensor_cores, {64, 128, 8, 8, 8, 4, 3}},      // <64, 128, 8, 64, 32, 3>... warps of 64 x 32
-    {Family::tensor_cores, {128, 128, 16, 4, 8, 4, 2}},    // <128, 128, 16, 32, 32, 2>
-    {Family::tensor_cores, {64, 64, 16, 4, 8, 4, 2}},      // <64, 64, 16, 32, 32, 2>
-    {Family::tensor_cores, {128, 128, 32, 8, 16, 4, 2}},   // <128, 128, 32, 64, 64, 2>
-    {Family::tensor_cores, {64, 64, 32, 4, 8, 4, 2}},      // <64, 64, 32, 32, 32, 2>
-    {Family::tensor_cores, {128, 64, 32, 8, 8, 4, 2}},     // <128, 64, 32, 64, 32, 2>
-    {Family::tensor_cores, {128, 128, 4, 8, 8, 4, 4}},     // <128, 128, 4, 64, 32, 4>: 8 warps of 64 x 32
-    {Family::tensor_cores, {128, 128, 8, 8, 16, 4, 5}},    // <128, 128, 8, 64, 64, 5>
-    {Family::tensor_cores, {96, 96, 16, 6, 12, 4, 3}},     // <96, 96, 16, 48, 48, 3>: sizes just past the tiles
-    {Family::tensor_cores, {96, 96, 4, 6, 6, 4, 4}},       // <96, 96, 4, 48, 24, 4>
-    {Family::warpgroup_mma, {128, 128, 32, 2, 32, 1, 3}},  // WarpgroupMma<128, 128, 32, 3>: tf32's default on 9.0
-    {Family::warpgroup_mma, {128, 256, 32, 2, 64, 1, 3}},  // <128, 256, 32, 3>: tf32's for large C
-    {Family::warpgroup_mma, {64, 128, 32, 2, 32, 1, 4}},   // <64, 128, 32, 4>: tf32's for small C
-    {Family::warpgroup_mma, {128, 128, 32, 2, 32, 1, 6}},  // <128, 128, 32, 6>: tf32x3's
-    {Family::warpgroup_mma, {64, 128, 16, 2, 32, 1, 8}},   // <64, 128, 16, 8>: tf32x3's for small C
-    {Family::bulk_tensor_cores,
-     {128, 128, 32, 8, 8, 4, 3}},  // BulkTensorCores<128, 128, 32, 64, 32, 3>: double's on 9.0
-    {Family::bulk_tensor_cores, {128, 128, 16, 8, 8, 4, 4}},  // <128, 128, 16, 64, 32, 4>
+    {Family::tensor_cores, {128, 128, 16, 8, 16, 4, 2}},      // warps of 64 x 64: TensorCores<128, 128, 16, 64, 64, 2>
+    {Family::tensor_cores, {128, 128, 8, 8, 16, 4, 3}},       // <128, 128, 8, 64, 64, 3>
+    {Family::tensor_cores, {128, 128, 16, 8, 16, 4, 3}},      // <128, 128, 16, 64, 64, 3>
+    {Family::tensor_cores, {128, 64, 8, 8, 8, 4, 3}},         // <128, 64, 8, 64, 32, 3>
+    {Family::tensor_cores, {128, 64, 8, 8, 8, 4, 4}},         // <128, 64, 8, 64, 32, 4>
+    {Family::tensor_cores, {128, 64, 16, 8, 8, 4, 2}},        // <128, 64, 16, 64, 32, 2>
+    {Family::tensor_cores, {64, 128, 8, 8, 8, 4, 3}},         // <64, 128, 8, 64, 32, 3>... warps of 64 x 32
+    {Family::tensor_cores, {128, 128, 16, 4, 8, 4, 2}},       // <128, 128, 16, 32, 32, 2>
+    {Family::tensor_cores, {64, 64, 16, 4, 8, 4, 2}},         // <64, 64, 16, 32, 32, 2>
+    {Family::tensor_cores, {128, 128, 32, 8, 16, 4, 2}},      // <128, 128, 32, 64, 64, 2>
+    {Family::tensor_cores, {64, 64, 32, 4, 8, 4, 2}},         // <64, 64, 32, 32, 32, 2>
+    {Family::tensor_cores, {128, 64, 32, 8, 8, 4, 2}},        // <128, 64, 32, 64, 32, 2>
+    {Family::bulk_tensor_cores, {128, 128, 16, 8, 8, 4, 4}},  // BulkTensorCores<128, 128, 16, 64, 32, 4>
 }};
 
 constexpr bool all_valid() {
@@ -115,14 +102,42 @@ constexpr bool all_valid() {
 }
 static_assert(all_valid(), "tilegemm-tune: every candidate must obey TileConfig's and its family's rules.");
 
-inline constexpr std::size_t candidate_count = prefetch_count + other_candidates.size();
+constexpr bool same_candidate(const Candidate& a, const Candidate& b) {
+  return a.family == b.family && a.tile.tsm == b.tile.tsm && a.tile.tsn == b.tile.tsn && a.tile.tsk == b.tile.tsk &&
+         a.tile.wptm == b.tile.wptm && a.tile.wptn == b.tile.wptn && a.tile.vw == b.tile.vw &&
+         a.tile.stages == b.tile.stages;
+}
+constexpr Candidate candidate_of(const tilegemm::detail::BuiltinConfig& entry) {
+  return {entry.config.family, entry.config.tile};
+}
+// Whether a built-in configuration is in the lists above already.
+constexpr bool listed(const Candidate& c) {
+  for (const Candidate& p : prefetch_candidates) {
+    if (same_candidate(p, c)) return true;
+  }
+  for (const Candidate& o : other_candidates) {
+    if (same_candidate(o, c)) return true;
+  }
+  return false;
+}
+inline constexpr std::size_t builtin_count = [] {
+  std::size_t count = 0;
+  for (const auto& entry : tilegemm::detail::builtin_configs) count += listed(candidate_of(entry)) ? 0 : 1;
+  return count;
+}();
+
+inline constexpr std::size_t candidate_count = prefetch_count + other_candidates.size() + builtin_count;
 static_assert(candidate_count >= 100, "tilegemm-tune: the issue asks for at least 100 candidates.");
 
+// The prefetch kernels, the other families, then the built-in configurations not among them.
 inline constexpr std::array<Candidate, candidate_count> candidates = [] {
   std::array<Candidate, candidate_count> list{};
   std::size_t at = 0;
   for (const Candidate& c : prefetch_candidates) list[at++] = c;
   for (const Candidate& c : other_candidates) list[at++] = c;
+  for (const auto& entry : tilegemm::detail::builtin_configs) {
+    if (!listed(candidate_of(entry))) list[at++] = candidate_of(entry);
+  }
   return list;
 }();
 

@@ -24,6 +24,7 @@ struct Options {
   long long max_steps = -1;  // stop after this many new measurements, as the time budget would (tests); -1: no limit
   std::string file;          // the winners file; empty: tuned.txt in the cache folder (partial results beside it)
   bool list = false;
+  bool builtin = false;  // print the built-in table
   bool restart = false;  // forget the partial results of earlier runs
   bool help = false;
 };
@@ -43,6 +44,7 @@ winners to tuned.txt in tilegemm's cache folder, where gpu_gemm's default choice
   --max-steps N      stop after N new checks or timings, as the time budget would (for tests)
   --file PATH        write the winners to PATH instead (AutoConfig reads only the cache folder's tuned.txt)
   --list             print the candidates and exit
+  --builtin          print the built-in configurations (AutoConfig's without a winner) and exit
   --restart          forget the partial results of earlier runs
 )";
 
@@ -109,6 +111,8 @@ inline Options parse_options(int argc, char** argv) {
       o.file = value();
     } else if (arg == "--list") {
       o.list = true;
+    } else if (arg == "--builtin") {
+      o.builtin = true;
     } else if (arg == "--restart") {
       o.restart = true;
     } else if (arg == "--help" || arg == "-h") {

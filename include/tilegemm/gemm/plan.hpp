@@ -8,6 +8,8 @@
 #include <array>
 #include <climits>
 #include <cstddef>
+#include <exception>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -94,6 +96,55 @@ struct Plan {
   int support_tile = pack_tile;  // the pack, sum and scale kernels' work-groups: support_tile x support_tile
 };
 
+// Why a configuration cannot plan a product: the device cannot run it, or a copy, a workspace or an index it needs is
+// too large. Returned, not thrown: the planner tries another configuration; raise() throws it for the caller who named
+// this one (tilegemm::Error, or std::invalid_argument for a request past the kernels' 32-bit indices).
+class Refusal {
+ public:
+  template <class Exception>
+  explicit Refusal(Exception e) : error_(std::make_exception_ptr(std::move(e))) {}
+  [[noreturn]] void raise() const { std::rethrow_exception(error_); }
+
+ private:
+  std::exception_ptr error_;
+};
+using MaybeRefusal = std::optional<Refusal>;  // none: the step fits
+
+// A plan, or why there is none.
+class Planned {
+ public:
+  Planned(Plan plan) : plan_(std::move(plan)) {}
+  Planned(Refusal refusal) : refusal_(std::move(refusal)) {}
+  const std::optional<Plan>& plan() const& { return plan_; }
+  std::optional<Plan> plan() && { return std::move(plan_); }
+  // The plan, or the refusal thrown.
+  Plan value() && {
+    if (!plan_) refusal_->raise();
+    return std::move(*plan_);
+  }
+
+ private:
+  std::optional<Plan> plan_;
+  std::optional<Refusal> refusal_;
+};
+
+// A check of another layer that throws tilegemm::Error (the work-group check of runtime/launch.hpp, the tensor-core
+// check of gemm/tensor_math.hpp), as a refusal.
+template <class Check>
+MaybeRefusal refusal_of(Check&& check) {
+  try {
+    check();
+    return std::nullopt;
+  } catch (const Error& e) {
+    return Refusal(e);
+  }
+}
+
+// A request past the kernels' 32-bit indices, as arguments.hpp's require() words it.
+inline Refusal index_refusal(const std::string& message) {
+  return Refusal(std::invalid_argument("tilegemm::gemm: " + message));
+}
+
 // What a caller may ask of the planner beyond the problem: how operands that do not fill whole tiles are read
 // (tests use the other policies), a corner of C for the tiles (the rest goes to the strip code), and the math mode
 // of float products (whether and how they may use tensor cores).
@@ -162,15 +213,19 @@ inline bool config_fits(const KernelDescription& config, const DeviceLimits& dev
          config.local_memory_elements * scalar_size <= local_memory_limit(config, device);
 }
 
-// Throws tilegemm::Error when one buffer of `bytes` (what `what` names) is larger than the device allows.
+// The refusal (tilegemm::Error) of one buffer of `bytes` (what `what` names) larger than the device allows.
+inline MaybeRefusal allocation_refusal(const DeviceLimits& device, unsigned long long bytes, const std::string& what,
+                                       const std::string& advice) {
+  if (bytes <= device.max_alloc_bytes) return std::nullopt;
+  return Refusal(Error(CL_INVALID_BUFFER_SIZE, "tilegemm: " + what + " needs a buffer of " + std::to_string(bytes) +
+                                                   " bytes, more than the largest " + device.name + " allows (" +
+                                                   std::to_string(device.max_alloc_bytes) +
+                                                   " bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE). " + advice));
+}
+// Throws that refusal.
 inline void require_allocation(const DeviceLimits& device, unsigned long long bytes, const std::string& what,
                                const std::string& advice) {
-  if (bytes > device.max_alloc_bytes) {
-    throw Error(CL_INVALID_BUFFER_SIZE, "tilegemm: " + what + " needs a buffer of " + std::to_string(bytes) +
-                                            " bytes, more than the largest " + device.name + " allows (" +
-                                            std::to_string(device.max_alloc_bytes) +
-                                            " bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE). " + advice);
-  }
+  if (const MaybeRefusal refused = allocation_refusal(device, bytes, what, advice)) refused->raise();
 }
 
 // The caller's operand as it is, in units of `unit` elements.
@@ -195,14 +250,18 @@ inline long long packed_elements(int outer, int inner, int outer_tile, int inner
   return all > static_cast<unsigned long long>(index_limit) ? index_limit + 1 : static_cast<long long>(all);
 }
 
+// The refusal of packed copies (below) past the kernels' indices.
+inline MaybeRefusal packed_copy_refusal(int outer, int inner, int outer_tile, int inner_tile, int batch) {
+  if (packed_elements(outer, inner, outer_tile, inner_tile, batch) <= index_limit) return std::nullopt;
+  return index_refusal(batch > 1 ? "the zero-padded copies of an operand of the batch would exceed 2^31 - 1 elements "
+                                   "together; multiply the batch in parts."
+                                 : "an operand padded to whole tiles would exceed 2^31 - 1 elements; use a smaller "
+                                   "problem.");
+}
+
 // Copies made by the pack kernel, one per problem of a batch, one after the other in one buffer: outer-contiguous,
-// zero-padded to whole outer_tile x inner_tile tiles.
-inline OperandPlan packed_copy(int outer, int inner, bool outer_contiguous, int outer_tile, int inner_tile, int unit,
-                               int batch) {
-  require(packed_elements(outer, inner, outer_tile, inner_tile, batch) <= index_limit,
-          batch > 1 ? "the zero-padded copies of an operand of the batch would exceed 2^31 - 1 elements together; "
-                      "multiply the batch in parts."
-                    : "an operand padded to whole tiles would exceed 2^31 - 1 elements; use a smaller problem.");
+// zero-padded to whole outer_tile x inner_tile tiles (within the kernels' indices: packed_copy_refusal).
+inline OperandPlan packed_copy(int outer, int inner, bool outer_contiguous, int outer_tile, int inner_tile, int unit) {
   const int outer_padded = static_cast<int>(round_up(outer, outer_tile));
   const int inner_padded = static_cast<int>(round_up(inner, inner_tile));
   OperandPlan plan;
@@ -252,40 +311,56 @@ inline bool whole_vectors(const Storage& s, int outer, int inner, bool outer_con
   return s.offset % vw == 0 && s.ld % vw == 0 && s.stride % vw == 0 && (outer_contiguous ? outer : inner) % vw == 0;
 }
 
-// Throws tilegemm::Error where a packed copy of the plan is larger than the device's largest buffer.
-inline void require_copies_fit(const Plan& plan, const GemmShape& s, const DeviceLimits& device,
-                               std::size_t scalar_size) {
+// The refusal (tilegemm::Error) of a packed copy of the plan larger than the device's largest buffer.
+inline MaybeRefusal copies_refusal(const Plan& plan, const GemmShape& s, const DeviceLimits& device,
+                                   std::size_t scalar_size, const std::string& advice) {
   for (const auto& [name, operand] : {std::pair{"A", &plan.a}, std::pair{"B", &plan.b}}) {
     if (!operand->packed) continue;
-    require_allocation(device, copy_bytes(*operand, scalar_size, s.batch),
-                       std::string("the zero-padded copy of ") + name + " that " + plan.config.name() + " reads",
-                       "A prefetch configuration or AutoConfig reads such operands in place.");
+    if (MaybeRefusal refused = allocation_refusal(
+            device, copy_bytes(*operand, scalar_size, s.batch),
+            std::string("the zero-padded copy of ") + name + " that " + plan.config.name() + " reads", advice)) {
+      return refused;
+    }
   }
+  return std::nullopt;
 }
+inline constexpr const char* read_in_place_advice =
+    "A prefetch configuration or AutoConfig reads such operands in place.";
 
 // The families that read packed operands: in place where the caller's operand is outer-contiguous and fills whole
 // tiles, else a packed copy. The kernel reads whole tiles of K.
-inline void plan_packed_operands(Plan& plan, const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size) {
+inline MaybeRefusal plan_packed_operands(Plan& plan, const GemmShape& s, const DeviceLimits& device,
+                                         std::size_t scalar_size) {
   const TileShape& t = plan.config.tile;
   const bool a_outer = !s.trans_a;  // A is M-contiguous, B N-contiguous: outer-contiguous
   const bool b_outer = s.trans_b;
-  plan.a = a_outer && fills_whole_tiles(s.a, s.m, s.k, t.tsm, t.tsk, t.vw)
-               ? in_place(s.a, true, t.vw)
-               : packed_copy(s.m, s.k, a_outer, t.tsm, t.tsk, t.vw, s.batch);
-  plan.b = b_outer && fills_whole_tiles(s.b, s.n, s.k, t.tsn, t.tsk, t.vw)
-               ? in_place(s.b, true, t.vw)
-               : packed_copy(s.n, s.k, b_outer, t.tsn, t.tsk, t.vw, s.batch);
-  require_copies_fit(plan, s, device, scalar_size);
+  const bool a_in_place = a_outer && fills_whole_tiles(s.a, s.m, s.k, t.tsm, t.tsk, t.vw);
+  const bool b_in_place = b_outer && fills_whole_tiles(s.b, s.n, s.k, t.tsn, t.tsk, t.vw);
+  if (MaybeRefusal refused = a_in_place ? std::nullopt : packed_copy_refusal(s.m, s.k, t.tsm, t.tsk, s.batch)) {
+    return refused;
+  }
+  if (MaybeRefusal refused = b_in_place ? std::nullopt : packed_copy_refusal(s.n, s.k, t.tsn, t.tsk, s.batch)) {
+    return refused;
+  }
+  plan.a = a_in_place ? in_place(s.a, true, t.vw) : packed_copy(s.m, s.k, a_outer, t.tsm, t.tsk, t.vw);
+  plan.b = b_in_place ? in_place(s.b, true, t.vw) : packed_copy(s.n, s.k, b_outer, t.tsn, t.tsk, t.vw);
   plan.depth = static_cast<int>(round_up(s.k, t.tsk));
+  return copies_refusal(plan, s, device, scalar_size, read_in_place_advice);
 }
 
-// A copy of an operand in core tiles (kernels/core_tiles.hpp), `parts` TF32 images of each slice.
+// The refusal of a copy in core tiles (below) past the kernels' indices.
+inline MaybeRefusal core_tile_copy_refusal(int outer, int inner, int tile_outer, int tile_inner, int parts, int batch) {
+  if (packed_elements(outer, inner, tile_outer, tile_inner, batch) <= index_limit / parts) return std::nullopt;
+  return index_refusal(
+      "an operand in core tiles (padded to whole tiles, and in two TF32 parts in tf32x3) would exceed 2^31 - 1 "
+      "elements; use a smaller problem, or multiply the batch in parts.");
+}
+
+// A copy of an operand in core tiles (kernels/core_tiles.hpp), `parts` TF32 images of each slice (within the
+// kernels' indices: core_tile_copy_refusal).
 inline OperandPlan core_tile_copy(int outer, int inner, bool outer_contiguous, int tile_outer, int tile_inner,
-                                  int parts, int batch) {
-  require(packed_elements(outer, inner, tile_outer, tile_inner, batch) <= index_limit / parts,
-          "an operand in core tiles (padded to whole tiles, and in two TF32 parts in tf32x3) would exceed 2^31 - 1 "
-          "elements; use a smaller problem, or multiply the batch in parts.");
-  OperandPlan plan = packed_copy(outer, inner, outer_contiguous, tile_outer, tile_inner, 1, batch);
+                                  int parts) {
+  OperandPlan plan = packed_copy(outer, inner, outer_contiguous, tile_outer, tile_inner, 1);
   plan.layout = CopyLayout::core_tiles;
   plan.tile_outer = tile_outer;
   plan.tile_inner = tile_inner;
@@ -295,27 +370,40 @@ inline OperandPlan core_tile_copy(int outer, int inner, bool outer_contiguous, i
 }
 
 // The warpgroup_mma family: both operands copied into core tiles, whatever their layout; whole tiles of K.
-inline void plan_core_tile_operands(Plan& plan, const GemmShape& s, const DeviceLimits& device,
-                                    std::size_t scalar_size) {
+inline MaybeRefusal plan_core_tile_operands(Plan& plan, const GemmShape& s, const DeviceLimits& device,
+                                            std::size_t scalar_size) {
   const TileShape& t = plan.config.tile;
   const int parts = plan.variant.mma == MmaKind::tf32x3 ? 2 : 1;
-  plan.a = core_tile_copy(s.m, s.k, !s.trans_a, t.tsm, t.tsk, parts, s.batch);
-  plan.b = core_tile_copy(s.n, s.k, s.trans_b, t.tsn, t.tsk, parts, s.batch);
-  require_copies_fit(plan, s, device, scalar_size);
+  if (MaybeRefusal refused = core_tile_copy_refusal(s.m, s.k, t.tsm, t.tsk, parts, s.batch)) return refused;
+  if (MaybeRefusal refused = core_tile_copy_refusal(s.n, s.k, t.tsn, t.tsk, parts, s.batch)) return refused;
+  plan.a = core_tile_copy(s.m, s.k, !s.trans_a, t.tsm, t.tsk, parts);
+  plan.b = core_tile_copy(s.n, s.k, s.trans_b, t.tsn, t.tsk, parts);
   plan.depth = static_cast<int>(round_up(s.k, t.tsk));
+  return copies_refusal(plan, s, device, scalar_size, read_in_place_advice);
 }
 
-// A copy of an operand in padded slices (kernels/support.hpp): tiles of tile_outer rows, each its slices of
-// tile_inner rows of `row` elements one after the other; offsets, leading dimension and stride in units of `unit`.
+// The refusal of a copy in padded slices (below) past the kernels' indices.
+inline MaybeRefusal padded_slice_copy_refusal(int outer, int inner, int tile_outer, int tile_inner, int row,
+                                              int batch) {
+  const long long rows = (static_cast<long long>(outer) + tile_outer - 1) / tile_outer * row;  // padding in
+  if (rows <= index_limit && packed_elements(static_cast<int>(rows), inner, 1, tile_inner, batch) <= index_limit) {
+    return std::nullopt;
+  }
+  return index_refusal(batch > 1 ? "the copies of an operand of the batch in padded slices would exceed 2^31 - 1 "
+                                   "elements together; multiply the batch in parts."
+                                 : "an operand in padded slices (whole tiles, each row padded) would exceed 2^31 - 1 "
+                                   "elements; use a smaller problem.");
+}
+
+// A copy of an operand in padded slices (kernels/support.hpp) for each of `batch` problems: tiles of tile_outer rows,
+// each its slices of tile_inner rows of `row` elements one after the other; offsets, leading dimension and stride in
+// units of `unit`. Throws padded_slice_copy_refusal's std::invalid_argument past the kernels' indices.
 inline OperandPlan padded_slice_copy(int outer, int inner, bool outer_contiguous, int tile_outer, int tile_inner,
                                      int row, int unit, int batch) {
-  const long long rows = (static_cast<long long>(outer) + tile_outer - 1) / tile_outer * row;  // padding in
-  require(rows <= index_limit && packed_elements(static_cast<int>(rows), inner, 1, tile_inner, batch) <= index_limit,
-          batch > 1 ? "the copies of an operand of the batch in padded slices would exceed 2^31 - 1 elements "
-                      "together; multiply the batch in parts."
-                    : "an operand in padded slices (whole tiles, each row padded) would exceed 2^31 - 1 elements; use "
-                      "a smaller problem.");
-  OperandPlan plan = packed_copy(outer, inner, outer_contiguous, tile_outer, tile_inner, unit, batch);
+  if (MaybeRefusal refused = padded_slice_copy_refusal(outer, inner, tile_outer, tile_inner, row, batch)) {
+    refused->raise();
+  }
+  OperandPlan plan = packed_copy(outer, inner, outer_contiguous, tile_outer, tile_inner, unit);
   plan.layout = CopyLayout::padded_slices;
   plan.tile_outer = tile_outer;
   plan.tile_inner = tile_inner;
@@ -326,21 +414,27 @@ inline OperandPlan padded_slice_copy(int outer, int inner, bool outer_contiguous
 }
 
 // The bulk_tensor_cores family: both operands copied into padded slices, whatever their layout; whole tiles of K.
-inline void plan_padded_slice_operands(Plan& plan, const GemmShape& s, const DeviceLimits& device,
-                                       std::size_t scalar_size) {
+inline MaybeRefusal plan_padded_slice_operands(Plan& plan, const GemmShape& s, const DeviceLimits& device,
+                                               std::size_t scalar_size) {
   const TileShape& t = plan.config.tile;
+  if (MaybeRefusal refused = padded_slice_copy_refusal(s.m, s.k, t.tsm, t.tsk, padded_row(t.tsm), s.batch)) {
+    return refused;
+  }
+  if (MaybeRefusal refused = padded_slice_copy_refusal(s.n, s.k, t.tsn, t.tsk, padded_row(t.tsn), s.batch)) {
+    return refused;
+  }
   plan.a = padded_slice_copy(s.m, s.k, !s.trans_a, t.tsm, t.tsk, padded_row(t.tsm), t.vw, s.batch);
   plan.b = padded_slice_copy(s.n, s.k, s.trans_b, t.tsn, t.tsk, padded_row(t.tsn), t.vw, s.batch);
-  require_copies_fit(plan, s, device, scalar_size);
   plan.depth = static_cast<int>(round_up(s.k, t.tsk));
+  return copies_refusal(plan, s, device, scalar_size, read_in_place_advice);
 }
 
 // The families that read either layout (prefetch, split-K): each operand in place or packed, and the edge mode to
 // match (see operand_policy.hpp and kernels/prefetch.hpp). Operands whose indices would not fit the kernel's ints
 // in place are packed; copies larger than the device's largest buffer, or than the kernels' indices reach (a large
 // batch of them), are not made: such operands are read in place an element at a time.
-inline void plan_either_layout_operands(Plan& plan, const GemmShape& s, EdgePolicy policy, const DeviceLimits& device,
-                                        std::size_t scalar_size) {
+inline MaybeRefusal plan_either_layout_operands(Plan& plan, const GemmShape& s, EdgePolicy policy,
+                                                const DeviceLimits& device, std::size_t scalar_size) {
   const TileShape& t = plan.config.tile;
   const bool a_outer = !s.trans_a;
   const bool b_outer = s.trans_b;
@@ -370,13 +464,18 @@ inline void plan_either_layout_operands(Plan& plan, const GemmShape& s, EdgePoli
         b_fits) {
       elements = true;
     } else {
-      plan.a = a_in_place ? in_place(s.a, a_outer, t.vw) : packed_copy(s.m, s.k, a_outer, t.tsm, t.tsk, t.vw, s.batch);
-      plan.b = b_in_place ? in_place(s.b, b_outer, t.vw) : packed_copy(s.n, s.k, b_outer, t.tsn, t.tsk, t.vw, s.batch);
-      for (const auto& [name, operand] : {std::pair{"A", &plan.a}, std::pair{"B", &plan.b}}) {
-        if (!operand->packed) continue;
-        require_allocation(device, copy_bytes(*operand, scalar_size, s.batch),
-                           std::string("the zero-padded copy of ") + name + " that " + plan.config.name() + " reads",
-                           "Its offset and leading dimension are too large for the kernels' 32-bit indices in place.");
+      if (MaybeRefusal refused = a_in_place ? std::nullopt : packed_copy_refusal(s.m, s.k, t.tsm, t.tsk, s.batch)) {
+        return refused;
+      }
+      if (MaybeRefusal refused = b_in_place ? std::nullopt : packed_copy_refusal(s.n, s.k, t.tsn, t.tsk, s.batch)) {
+        return refused;
+      }
+      plan.a = a_in_place ? in_place(s.a, a_outer, t.vw) : packed_copy(s.m, s.k, a_outer, t.tsm, t.tsk, t.vw);
+      plan.b = b_in_place ? in_place(s.b, b_outer, t.vw) : packed_copy(s.n, s.k, b_outer, t.tsn, t.tsk, t.vw);
+      if (MaybeRefusal refused = copies_refusal(
+              plan, s, device, scalar_size,
+              "Its offset and leading dimension are too large for the kernels' 32-bit indices in place.")) {
+        return refused;
       }
       const bool edges = (a_in_place && !a_whole) || (b_in_place && !b_whole);
       plan.variant.edges = edges ? EdgeMode::vectors : EdgeMode::whole_tiles;
@@ -391,11 +490,12 @@ inline void plan_either_layout_operands(Plan& plan, const GemmShape& s, EdgePoli
   plan.variant.flag_b = plan.b.k_contiguous;
   // The kernel reads K as it is where it checks edges, and whole tiles of it otherwise (packed copies are padded).
   plan.depth = plan.variant.edges == EdgeMode::whole_tiles ? static_cast<int>(round_up(s.k, t.tsk)) : s.k;
+  return std::nullopt;
 }
 
 // Split-K: enough slices of K to give the device two work-groups per compute unit, each slice at least four tiles
 // deep (a multiple of the tile depth).
-inline void plan_split_k(Plan& plan, const DeviceLimits& device, std::size_t scalar_size) {
+inline MaybeRefusal plan_split_k(Plan& plan, const DeviceLimits& device, std::size_t scalar_size) {
   const unsigned compute_units = device.compute_units > 0 ? device.compute_units : 1;
   const TileShape& t = plan.config.tile;
   const long long tiles = static_cast<long long>(plan.global[0] / plan.local[0]) * (plan.global[1] / plan.local[1]);
@@ -407,10 +507,11 @@ inline void plan_split_k(Plan& plan, const DeviceLimits& device, std::size_t sca
   plan.k_per_slice = tiles_per_slice * t.tsk;
   const long long workspace = plan.slices * static_cast<long long>(round_up(plan.corner_m, t.tsm)) *
                               static_cast<long long>(round_up(plan.corner_n, t.tsn));
-  require(workspace <= INT_MAX, "the split-K workspace would exceed 2^31 - 1 elements; use a smaller C.");
-  require_allocation(device, static_cast<unsigned long long>(workspace) * scalar_size, "split-K's workspace",
-                     "Use a configuration of another family for this product.");
+  if (workspace > INT_MAX)
+    return index_refusal("the split-K workspace would exceed 2^31 - 1 elements; use a smaller C.");
   plan.global[2] = static_cast<std::size_t>(plan.slices);
+  return allocation_refusal(device, static_cast<unsigned long long>(workspace) * scalar_size, "split-K's workspace",
+                            "Use a configuration of another family for this product.");
 }
 
 // Whether the configuration's launch can multiply the strips outside a corner too: it has such an entry point and
@@ -432,27 +533,37 @@ inline bool strips_run_on(const KernelDescription& config, const DeviceLimits& d
 
 // A batch of more than one problem runs in launch dimension 2 of the product's entry point, which split-K's takes
 // for its slices; and it is tiled whole, since the strip code multiplies the strips of one product only.
-inline void check_batch_fits(const KernelDescription& config, const GemmShape& s, const PlanOptions& options) {
-  if (s.batch <= 1) return;
+inline MaybeRefusal batch_refusal(const KernelDescription& config, const GemmShape& s, const PlanOptions& options) {
+  if (s.batch <= 1) return std::nullopt;
   if (!config.takes_batches) {
-    throw std::invalid_argument("tilegemm: " + config.name() +
-                                " cannot multiply a batch: its launch dimension 2 holds its slices of K. Choose a "
-                                "configuration of another family, or AutoConfig.");
+    return Refusal(std::invalid_argument("tilegemm: " + config.name() +
+                                         " cannot multiply a batch: its launch dimension 2 holds its slices of K. "
+                                         "Choose a configuration of another family, or AutoConfig."));
   }
   if ((options.corner_m >= 0 && options.corner_m < s.m) || (options.corner_n >= 0 && options.corner_n < s.n)) {
-    throw std::invalid_argument("tilegemm: a batch is tiled whole; a corner with strips is for single products.");
+    return Refusal(
+        std::invalid_argument("tilegemm: a batch is tiled whole; a corner with strips is for single products."));
   }
+  return std::nullopt;
 }
 
-// The plan of a product, or of a batch of products of one shape, with one configuration. Throws tilegemm::Error when
-// the device cannot run it (its family refuses the device, the scalar or the math mode, or it does not fit).
-inline Plan plan_product(const KernelDescription& config, const GemmShape& s, const DeviceLimits& device,
-                         std::size_t scalar_size, const PlanOptions& options = {}) {
-  const MmaKind mma = require_implementable(config, device, scalar_size, options.math);
-  check_work_group(
-      device, [&] { return config.name(); }, config.threads_m, config.threads_n,
-      config.local_memory_elements * scalar_size, local_memory_limit(config, device));
-  check_batch_fits(config, s, options);
+// The plan of a product, or of a batch of products of one shape, with one configuration; or why the device cannot run
+// it so (a Refusal).
+inline Planned planned_product(const KernelDescription& config, const GemmShape& s, const DeviceLimits& device,
+                               std::size_t scalar_size, const PlanOptions& options = {}) {
+  MmaKind mma = MmaKind::none;
+  if (MaybeRefusal refused =
+          refusal_of([&] { mma = require_implementable(config, device, scalar_size, options.math); })) {
+    return *refused;
+  }
+  if (MaybeRefusal refused = refusal_of([&] {
+        check_work_group(
+            device, [&] { return config.name(); }, config.threads_m, config.threads_n,
+            config.local_memory_elements * scalar_size, local_memory_limit(config, device));
+      })) {
+    return *refused;
+  }
+  if (MaybeRefusal refused = batch_refusal(config, s, options)) return *refused;
   Plan plan;
   plan.work = Work::product;
   plan.config = config;
@@ -464,9 +575,9 @@ inline Plan plan_product(const KernelDescription& config, const GemmShape& s, co
   plan.corner_n = options.corner_n < 0 ? s.n : options.corner_n;
   if (plan.corner_m < s.m || plan.corner_n < s.n) {
     if (!strips_run_on(config, device, scalar_size)) {
-      throw Error(CL_INVALID_WORK_GROUP_SIZE, "tilegemm: " + device.name +
-                                                  " cannot run the strip code's work-groups for the rows and columns "
-                                                  "outside a tiled corner; plan all of C instead.");
+      return Refusal(Error(CL_INVALID_WORK_GROUP_SIZE, "tilegemm: " + device.name +
+                                                           " cannot run the strip code's work-groups for the rows and "
+                                                           "columns outside a tiled corner; plan all of C instead."));
     }
     const bool fused = fuses_strips_on(config, device, scalar_size);
     plan.strips = fused ? StripWork::fused : StripWork::remainder_kernel;
@@ -480,6 +591,7 @@ inline Plan plan_product(const KernelDescription& config, const GemmShape& s, co
   plan.global = {round_up(corner.m, t.tsm) / t.wptm, round_up(corner.n, t.tsn) / t.wptn,
                  static_cast<std::size_t>(s.batch)};
   plan.local = {static_cast<std::size_t>(config.threads_m), static_cast<std::size_t>(config.threads_n), 1};
+  MaybeRefusal refused;
   switch (config.access) {
     case OperandAccess::caller_layout:
       plan.variant.flag_a = s.trans_a;
@@ -489,19 +601,20 @@ inline Plan plan_product(const KernelDescription& config, const GemmShape& s, co
       plan.depth = s.k;
       break;
     case OperandAccess::packed:
-      plan_packed_operands(plan, corner, device, scalar_size);
+      refused = plan_packed_operands(plan, corner, device, scalar_size);
       break;
     case OperandAccess::either_layout:
-      plan_either_layout_operands(plan, corner, options.policy, device, scalar_size);
+      refused = plan_either_layout_operands(plan, corner, options.policy, device, scalar_size);
       break;
     case OperandAccess::core_tiles:
-      plan_core_tile_operands(plan, corner, device, scalar_size);
+      refused = plan_core_tile_operands(plan, corner, device, scalar_size);
       break;
     case OperandAccess::padded_slices:
-      plan_padded_slice_operands(plan, corner, device, scalar_size);
+      refused = plan_padded_slice_operands(plan, corner, device, scalar_size);
       break;
   }
-  if (config.splits_k) plan_split_k(plan, device, scalar_size);
+  if (!refused && config.splits_k) refused = plan_split_k(plan, device, scalar_size);
+  if (refused) return *refused;
   if (plan.strips == StripWork::fused) {  // the strips' work-groups: rows of them past the tiles' in dimension 1
     plan.variant.strips = true;
     const std::size_t tile_columns = plan.global[0] / plan.local[0];
@@ -509,6 +622,19 @@ inline Plan plan_product(const KernelDescription& config, const GemmShape& s, co
     plan.global[1] += (plan.strip_groups.total() + tile_columns - 1) / tile_columns * plan.local[1];
   }
   return plan;
+}
+
+// That plan where the device runs it, else none (for the planner, which then takes another configuration).
+inline std::optional<Plan> plan_if_fits(const KernelDescription& config, const GemmShape& s, const DeviceLimits& device,
+                                        std::size_t scalar_size, const PlanOptions& options = {}) {
+  return planned_product(config, s, device, scalar_size, options).plan();
+}
+
+// That plan; throws the refusal (tilegemm::Error where the device cannot run it, std::invalid_argument past the
+// kernels' indices) for a caller who named the configuration.
+inline Plan plan_product(const KernelDescription& config, const GemmShape& s, const DeviceLimits& device,
+                         std::size_t scalar_size, const PlanOptions& options = {}) {
+  return planned_product(config, s, device, scalar_size, options).value();
 }
 
 // A plan that does no product: an empty C (or batch), or C = beta * C for each problem of the batch.

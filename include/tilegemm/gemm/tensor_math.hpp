@@ -29,7 +29,7 @@ inline MmaKind require_implementable(const KernelDescription& config, const Devi
                                      std::size_t scalar_size, MathMode math) {
   Implementation found = implementation_on(config, device, scalar_size, math);
   if (!found.possible()) {
-    throw Error(found.refusal == Refusal::device ? CL_INVALID_DEVICE : CL_INVALID_OPERATION,
+    throw Error(found.refusal == RefusalKind::device ? CL_INVALID_DEVICE : CL_INVALID_OPERATION,
                 "tilegemm: " + config.name() + found.why);
   }
   return found.mma;
@@ -39,11 +39,5 @@ inline MmaKind require_implementable(const KernelDescription& config, const Devi
 inline bool has_tensor_cores(const DeviceLimits& device) { return device.compute_capability >= tensor_cores_from; }
 inline bool has_warpgroup_mma(const DeviceLimits& device) { return device.compute_capability == warpgroup_mma_on; }
 inline bool has_copy_engine(const DeviceLimits& device) { return device.compute_capability >= copy_engine_from; }
-
-// Whether the math mode lets a product of this scalar use the tensor cores: double always (FP64 mma.sync is IEEE
-// double arithmetic), float in the tensor modes only.
-inline bool math_allows_tensor_cores(std::size_t scalar_size, MathMode math) {
-  return scalar_size == sizeof(double) || math != MathMode::ieee;
-}
 
 }  // namespace tilegemm::detail

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "../config/fnv1a.hpp"
@@ -60,14 +62,17 @@ inline std::string hex16(std::uint64_t value) {
   return text;
 }
 
-inline std::string configuration_text(const TunedEntry& e) {
-  if (e.model) return "model";
+// A configuration as the file writes it: "prefetch 128 128 8 8 8 4 1" (family TSM TSN TSK WPTM WPTN VW Stages).
+inline std::string configuration_text(Family family, const TileShape& tile) {
   std::string text;
-  with_family(e.family, [&](auto f) { text = FamilyTraits<decltype(f)::value>::name; });
-  for (int v : {e.tile.tsm, e.tile.tsn, e.tile.tsk, e.tile.wptm, e.tile.wptn, e.tile.vw, e.tile.stages}) {
+  with_family(family, [&](auto f) { text = FamilyTraits<decltype(f)::value>::name; });
+  for (int v : {tile.tsm, tile.tsn, tile.tsk, tile.wptm, tile.wptn, tile.vw, tile.stages}) {
     text += " " + std::to_string(v);
   }
   return text;
+}
+inline std::string configuration_text(const TunedEntry& e) {
+  return e.model ? "model" : configuration_text(e.family, e.tile);
 }
 
 inline std::string number_text(double value) {
@@ -114,6 +119,21 @@ inline bool parse_number(std::string_view text, double& value) {
   return end == copy.c_str() + copy.size() && value >= 0 && value < 1e9;
 }
 
+// The configuration that `text` writes (configuration_text) when it obeys the rules of TileConfig and its family;
+// nullopt for anything else.
+inline std::optional<std::pair<Family, TileShape>> parse_configuration(std::string_view text) {
+  const std::vector<std::string_view> config = split(text, " ");
+  const std::optional<Family> family = config.empty() ? std::nullopt : family_named(config[0]);
+  if (!family || config.size() != 8) return std::nullopt;
+  int values[7];
+  for (int i = 0; i < 7; ++i) {
+    if (!parse_int(config[i + 1], values[i])) return std::nullopt;
+  }
+  const TileShape tile{values[0], values[1], values[2], values[3], values[4], values[5], values[6]};
+  if (rule_broken(*family, tile) != nullptr) return std::nullopt;
+  return std::pair{*family, tile};
+}
+
 // The entry on `line` (without its line break) when the line is whole and intact, its configuration obeys the rules
 // of TileConfig and its family, and it was written by this tilegemm version; nullopt for anything else.
 inline std::optional<TunedEntry> parse_line(std::string_view line) {
@@ -141,16 +161,9 @@ inline std::optional<TunedEntry> parse_line(std::string_view line) {
     e.model = true;
     return e;
   }
-  const std::vector<std::string_view> config = split(fields[5], " ");
-  const std::optional<Family> family = config.empty() ? std::nullopt : family_named(config[0]);
-  if (!family || config.size() != 8) return std::nullopt;
-  int values[7];
-  for (int i = 0; i < 7; ++i) {
-    if (!parse_int(config[i + 1], values[i])) return std::nullopt;
-  }
-  e.family = *family;
-  e.tile = {values[0], values[1], values[2], values[3], values[4], values[5], values[6]};
-  if (rule_broken(e.family, e.tile) != nullptr) return std::nullopt;
+  const std::optional<std::pair<Family, TileShape>> config = parse_configuration(fields[5]);
+  if (!config) return std::nullopt;
+  std::tie(e.family, e.tile) = *config;
   return e;
 }
 

@@ -93,7 +93,7 @@ struct FamilyTraits<Family::bulk_tensor_cores> : FamilyTraits<Family::tensor_cor
   // Double only, where the copy engine takes bulk copies into local memory and work-items wait on mbarriers.
   static Implementation can_implement(const TileShape&, const RunTarget& target) {
     if (target.compute_capability < copy_engine_from) {
-      return Implementation::refused(Refusal::device,
+      return Implementation::refused(RefusalKind::device,
                                      " copies slices with the copy engine (cp.async.bulk), which needs an NVIDIA GPU "
                                      "of compute capability 9.0 or newer; " +
                                          std::string(target.device_name) + compute_capability_words(target) +
@@ -101,7 +101,7 @@ struct FamilyTraits<Family::bulk_tensor_cores> : FamilyTraits<Family::tensor_cor
     }
     if (target.scalar_size != sizeof(double)) {
       return Implementation::refused(
-          Refusal::operation,
+          RefusalKind::operation,
           " multiplies double only (on the FP64 tensor cores); the product is in float. Use a TensorCores or "
           "WarpgroupMma configuration with MathMode::tf32x3 or MathMode::tf32, or AutoConfig.");
     }

@@ -22,18 +22,20 @@ struct RunTarget {
 };
 
 // Why a family refuses a target: the device cannot run it, or the scalar or math mode rules it out.
-enum class Refusal { none, device, operation };
+enum class RefusalKind { none, device, operation };
 
 // A family's answer: the tensor-core instructions it would use there (MmaKind::none for the others), or a refusal
 // with its reason, a sentence that follows the configuration's name ("multiplies double only ...").
 struct Implementation {
   MmaKind mma = MmaKind::none;
-  Refusal refusal = Refusal::none;
+  RefusalKind refusal = RefusalKind::none;
   std::string why;
 
-  static Implementation uses(MmaKind mma) { return {mma, Refusal::none, {}}; }
-  static Implementation refused(Refusal refusal, std::string why) { return {MmaKind::none, refusal, std::move(why)}; }
-  bool possible() const { return refusal == Refusal::none; }
+  static Implementation uses(MmaKind mma) { return {mma, RefusalKind::none, {}}; }
+  static Implementation refused(RefusalKind refusal, std::string why) {
+    return {MmaKind::none, refusal, std::move(why)};
+  }
+  bool possible() const { return refusal == RefusalKind::none; }
 };
 
 // The compute capability `target` reports, as words for a message.

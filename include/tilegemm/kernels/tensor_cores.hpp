@@ -476,7 +476,7 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
   // mma.sync from compute capability 8.0; float only in a tensor math mode.
   static Implementation can_implement(const TileShape&, const RunTarget& target) {
     if (target.compute_capability < tensor_cores_from) {
-      return Implementation::refused(Refusal::device,
+      return Implementation::refused(RefusalKind::device,
                                      " multiplies on tensor cores through mma.sync, which needs an NVIDIA GPU of "
                                      "compute capability 8.0 or newer; " +
                                          std::string(target.device_name) + compute_capability_words(target) +
@@ -489,7 +489,7 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
     }
     if (target.math == MathMode::ieee) {
       return Implementation::refused(
-          Refusal::operation,
+          RefusalKind::operation,
           " multiplies float on TF32 tensor cores, which the math mode ieee (IEEE FP32, the default) rules out. "
           "Choose MathMode::tf32x3 (FP32-accurate) or MathMode::tf32 for the call (gemm's math argument, or a "
           "ScopedMathMode) or the process (TILEGEMM_MATH=tf32x3), or a configuration of another family.");

@@ -302,7 +302,7 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
   // most warpgroup_summed_depth.
   static Implementation can_implement(const TileShape& t, const RunTarget& target) {
     if (target.compute_capability != warpgroup_mma_on) {
-      return Implementation::refused(Refusal::device,
+      return Implementation::refused(RefusalKind::device,
                                      " multiplies on tensor cores through wgmma, which needs an NVIDIA GPU of "
                                      "compute capability 9.0 (H100, H200); " +
                                          std::string(target.device_name) + compute_capability_words(target) +
@@ -311,7 +311,7 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
     }
     if (target.scalar_size == sizeof(double) || target.math == MathMode::ieee) {
       return Implementation::refused(
-          Refusal::operation,
+          RefusalKind::operation,
           " multiplies float on TF32 tensor cores only (wgmma has no FP64, and " +
               (target.scalar_size == sizeof(double) ? std::string("the product is in double")
                                                     : std::string("the math mode ieee rules them out")) +
@@ -319,13 +319,13 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
               "ScopedMathMode or TILEGEMM_MATH), or a TensorCores configuration, or AutoConfig.");
     }
     if (target.math == MathMode::tf32x3 && t.stages < warpgroup_tf32x3_stages) {
-      return Implementation::refused(Refusal::operation,
+      return Implementation::refused(RefusalKind::operation,
                                      " keeps too few slices for tf32x3, whose slices take two buffers each (high and "
                                      "low TF32 parts): it needs Stages of at least " +
                                          std::to_string(warpgroup_tf32x3_stages) + ", or the tf32 mode.");
     }
     if (target.math == MathMode::tf32x3 && t.tsk > warpgroup_summed_depth) {
-      return Implementation::refused(Refusal::operation,
+      return Implementation::refused(RefusalKind::operation,
                                      " has slices deeper than tf32x3 may sum on the tensor cores within its error "
                                      "bound: it needs TSK of at most " +
                                          std::to_string(warpgroup_summed_depth) + ", or the tf32 mode.");
