@@ -1,0 +1,180 @@
+// kernels/kernel_arguments: every kernel's arguments as constexpr tables of {name, OpenCL C type}, from which both the
+// kernels' parameter lists (a #define each, in their program's text) and the host's setters (gemm/set_arguments.hpp)
+// are made, so that the order is written once.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+#include "../config/fixed_string.hpp"
+
+namespace tilegemm::detail {
+
+// One argument: its name and its type as the kernel declares it. A type that names `type` is the macro's parameter
+// (GEMM_PARAMETERS(type): real or realV, the unit of the operands' offsets).
+struct KernelArgument {
+  std::string_view name;
+  std::string_view type;
+};
+
+// What the host passes for an argument: an int, the product's scalar (ScalarValue) or a buffer.
+enum class ArgumentKind { integer, scalar, buffer, unknown };
+constexpr ArgumentKind argument_kind(std::string_view type) {
+  if (type == "const int") return ArgumentKind::integer;
+  if (type == "const real") return ArgumentKind::scalar;
+  return type.substr(0, 9) == "__global " && type.find('*') != type.npos ? ArgumentKind::buffer : ArgumentKind::unknown;
+}
+
+inline constexpr std::string_view int_ = "const int";
+inline constexpr std::string_view real_ = "const real";
+inline constexpr std::string_view operand_in = "__global const type* restrict";  // real or realV, the macro's `type`
+inline constexpr std::string_view real_in = "__global const real* restrict";
+inline constexpr std::string_view real_out = "__global real*";  // C: no restrict, it may be read too
+inline constexpr std::string_view real_out_only = "__global real* restrict";
+
+// GEMM_PARAMETERS(type): what every entry point computing C = alpha * op(A) * op(B) + beta * C starts with.
+inline constexpr std::array gemm_arguments = {
+    KernelArgument{"M", int_},        KernelArgument{"N", int_},     KernelArgument{"K", int_},
+    KernelArgument{"alpha", real_},   KernelArgument{"beta", real_}, KernelArgument{"A", operand_in},
+    KernelArgument{"a_offset", int_}, KernelArgument{"lda", int_},   KernelArgument{"B", operand_in},
+    KernelArgument{"b_offset", int_}, KernelArgument{"ldb", int_},   KernelArgument{"C", real_out},
+    KernelArgument{"c_offset", int_}, KernelArgument{"ldc", int_}};
+// BATCH_PARAMETERS: what an entry point that takes batches ends with, the distances between the operands of
+// consecutive problems in the units of their offsets (kernels/common.hpp).
+inline constexpr std::array batch_arguments = {KernelArgument{"a_stride", int_}, KernelArgument{"b_stride", int_},
+                                               KernelArgument{"c_stride", int_}};
+// STRIP_PARAMETERS: what an entry point that also multiplies the strips takes after GEMM_PARAMETERS
+// (kernels/strip.hpp).
+inline constexpr std::array strip_arguments = {
+    KernelArgument{"M_all", int_},       KernelArgument{"N_all", int_},     KernelArgument{"K_all", int_},
+    KernelArgument{"transposes", int_},  KernelArgument{"A_all", real_in},  KernelArgument{"a_offset_all", int_},
+    KernelArgument{"lda_all", int_},     KernelArgument{"B_all", real_in},  KernelArgument{"b_offset_all", int_},
+    KernelArgument{"ldb_all", int_},     KernelArgument{"tile_rows", int_}, KernelArgument{"right_groups", int_},
+    KernelArgument{"strip_groups", int_}};
+// SPLIT_K_PARAMETERS: split-K's first pass (kernels/split_k.hpp).
+inline constexpr std::array split_k_arguments = {KernelArgument{"M", int_},
+                                                 KernelArgument{"N", int_},
+                                                 KernelArgument{"K", int_},
+                                                 KernelArgument{"A", "__global const realV* restrict"},
+                                                 KernelArgument{"a_offset", int_},
+                                                 KernelArgument{"lda", int_},
+                                                 KernelArgument{"B", "__global const realV* restrict"},
+                                                 KernelArgument{"b_offset", int_},
+                                                 KernelArgument{"ldb", int_},
+                                                 KernelArgument{"W", "__global real*"},
+                                                 KernelArgument{"slice_stride", int_},
+                                                 KernelArgument{"ldw", int_},
+                                                 KernelArgument{"k_per_slice", int_}};
+// REMAINDER_PARAMETERS: the remainder kernel (kernels/remainder.hpp).
+inline constexpr std::array remainder_arguments = {KernelArgument{"M", int_},
+                                                   KernelArgument{"N", int_},
+                                                   KernelArgument{"K", int_},
+                                                   KernelArgument{"m0", int_},
+                                                   KernelArgument{"n0", int_},
+                                                   KernelArgument{"alpha", real_},
+                                                   KernelArgument{"beta", real_},
+                                                   KernelArgument{"A", real_in},
+                                                   KernelArgument{"a_offset", int_},
+                                                   KernelArgument{"lda", int_},
+                                                   KernelArgument{"B", real_in},
+                                                   KernelArgument{"b_offset", int_},
+                                                   KernelArgument{"ldb", int_},
+                                                   KernelArgument{"C", real_out},
+                                                   KernelArgument{"c_offset", int_},
+                                                   KernelArgument{"ldc", int_},
+                                                   KernelArgument{"right_groups", int_},
+                                                   KernelArgument{"groups", int_}};
+// PACK_OPERAND_PARAMETERS, SUM_SLICES_PARAMETERS, SCALE_C_PARAMETERS: the support kernels (kernels/support.hpp).
+inline constexpr std::array pack_operand_arguments = {KernelArgument{"outer", int_},
+                                                      KernelArgument{"inner", int_},
+                                                      KernelArgument{"outer_contiguous", int_},
+                                                      KernelArgument{"src", real_in},
+                                                      KernelArgument{"src_offset", int_},
+                                                      KernelArgument{"ld", int_},
+                                                      KernelArgument{"outer_padded", int_},
+                                                      KernelArgument{"inner_padded", int_},
+                                                      KernelArgument{"tile_outer", int_},
+                                                      KernelArgument{"row", int_},
+                                                      KernelArgument{"dst", real_out_only},
+                                                      KernelArgument{"src_stride", int_},
+                                                      KernelArgument{"dst_stride", int_}};
+inline constexpr std::array sum_slices_arguments = {KernelArgument{"M", int_},
+                                                    KernelArgument{"N", int_},
+                                                    KernelArgument{"slices", int_},
+                                                    KernelArgument{"alpha", real_},
+                                                    KernelArgument{"beta", real_},
+                                                    KernelArgument{"W", real_in},
+                                                    KernelArgument{"slice_stride", int_},
+                                                    KernelArgument{"ldw", int_},
+                                                    KernelArgument{"C", real_out},
+                                                    KernelArgument{"c_offset", int_},
+                                                    KernelArgument{"ldc", int_}};
+inline constexpr std::array scale_c_arguments = {KernelArgument{"M", int_},        KernelArgument{"N", int_},
+                                                 KernelArgument{"beta", real_},    KernelArgument{"C", real_out},
+                                                 KernelArgument{"c_offset", int_}, KernelArgument{"ldc", int_},
+                                                 KernelArgument{"c_stride", int_}};
+// PACK_CORE_TILES_PARAMETERS: the core tiles' pack kernel (kernels/core_tiles.hpp), float only.
+inline constexpr std::array pack_core_tiles_arguments = {KernelArgument{"outer", int_},
+                                                         KernelArgument{"inner", int_},
+                                                         KernelArgument{"outer_contiguous", int_},
+                                                         KernelArgument{"src", "__global const float* restrict"},
+                                                         KernelArgument{"src_offset", int_},
+                                                         KernelArgument{"ld", int_},
+                                                         KernelArgument{"outer_padded", int_},
+                                                         KernelArgument{"inner_padded", int_},
+                                                         KernelArgument{"tile_outer", int_},
+                                                         KernelArgument{"tile_inner", int_},
+                                                         KernelArgument{"parts", int_},
+                                                         KernelArgument{"dst", "__global float* restrict"},
+                                                         KernelArgument{"src_stride", int_},
+                                                         KernelArgument{"dst_stride", int_}};
+
+// The strips' `transposes` argument: a bit for each operand the caller stores transposed (TRANSPOSED_A and
+// TRANSPOSED_B in the strip code's text).
+inline constexpr int transposed_a_bit = 1;
+inline constexpr int transposed_b_bit = 2;
+constexpr int transposes_argument(bool trans_a, bool trans_b) {
+  return (trans_a ? transposed_a_bit : 0) | (trans_b ? transposed_b_bit : 0);
+}
+
+// Whether every argument of a table has a type the host knows how to pass.
+template <std::size_t N>
+constexpr bool arguments_known(const std::array<KernelArgument, N>& table) {
+  for (const KernelArgument& argument : table) {
+    if (argument.name.empty() || argument_kind(argument.type) == ArgumentKind::unknown) return false;
+  }
+  return true;
+}
+
+// "type name, type name, ..." for a table.
+template <std::size_t N>
+constexpr std::size_t parameter_list_size(const std::array<KernelArgument, N>& table) {
+  std::size_t size = 0;
+  for (std::size_t i = 0; i < N; ++i) size += (i == 0 ? 0 : 2) + table[i].type.size() + 1 + table[i].name.size();
+  return size;
+}
+template <const auto& Table>
+constexpr auto parameter_list() {
+  static_assert(arguments_known(Table), "a kernel argument's type must be const int, const real or a __global pointer");
+  fixed_string<parameter_list_size(Table)> text;
+  std::size_t at = 0;
+  const auto add = [&](std::string_view part) {
+    for (char c : part) text.data[at++] = c;
+  };
+  for (std::size_t i = 0; i < Table.size(); ++i) {
+    if (i != 0) add(", ");
+    add(Table[i].type);
+    add(" ");
+    add(Table[i].name);
+  }
+  return text;
+}
+
+// "#define MACRO type name, ...\n": the parameter list a kernel's text spells as MACRO (which may take `(type)`).
+template <const auto& Table, std::size_t N>
+constexpr auto parameters_define(const char (&macro)[N]) {
+  return fixed_string("#define ") + macro + " " + parameter_list<Table>() + "\n";
+}
+
+}  // namespace tilegemm::detail
