@@ -26,109 +26,87 @@ constexpr ArgumentKind argument_kind(std::string_view type) {
   return type.substr(0, 9) == "__global " && type.find('*') != type.npos ? ArgumentKind::buffer : ArgumentKind::unknown;
 }
 
-inline constexpr std::string_view int_ = "const int";
-inline constexpr std::string_view real_ = "const real";
+constexpr KernelArgument integer(std::string_view name) { return {name, "const int"}; }
+constexpr KernelArgument scalar(std::string_view name) { return {name, "const real"}; }
+constexpr KernelArgument pointer(std::string_view name, std::string_view type) { return {name, type}; }
+
 inline constexpr std::string_view operand_in = "__global const type* restrict";  // real or realV, the macro's `type`
 inline constexpr std::string_view real_in = "__global const real* restrict";
 inline constexpr std::string_view real_out = "__global real*";  // C: no restrict, it may be read too
 inline constexpr std::string_view real_out_only = "__global real* restrict";
+inline constexpr std::string_view vectors_in = "__global const realV* restrict";
+inline constexpr std::string_view floats_in = "__global const float* restrict";
+inline constexpr std::string_view floats_out_only = "__global float* restrict";
 
 // GEMM_PARAMETERS(type): what every entry point computing C = alpha * op(A) * op(B) + beta * C starts with.
-inline constexpr std::array gemm_arguments = {
-    KernelArgument{"M", int_},        KernelArgument{"N", int_},     KernelArgument{"K", int_},
-    KernelArgument{"alpha", real_},   KernelArgument{"beta", real_}, KernelArgument{"A", operand_in},
-    KernelArgument{"a_offset", int_}, KernelArgument{"lda", int_},   KernelArgument{"B", operand_in},
-    KernelArgument{"b_offset", int_}, KernelArgument{"ldb", int_},   KernelArgument{"C", real_out},
-    KernelArgument{"c_offset", int_}, KernelArgument{"ldc", int_}};
+inline constexpr std::array gemm_arguments = {integer("M"),        integer("N"),   integer("K"),
+                                              scalar("alpha"),     scalar("beta"), pointer("A", operand_in),
+                                              integer("a_offset"), integer("lda"), pointer("B", operand_in),
+                                              integer("b_offset"), integer("ldb"), pointer("C", real_out),
+                                              integer("c_offset"), integer("ldc")};
 // BATCH_PARAMETERS: what an entry point that takes batches ends with, the distances between the operands of
 // consecutive problems in the units of their offsets (kernels/common.hpp).
-inline constexpr std::array batch_arguments = {KernelArgument{"a_stride", int_}, KernelArgument{"b_stride", int_},
-                                               KernelArgument{"c_stride", int_}};
+inline constexpr std::array batch_arguments = {integer("a_stride"), integer("b_stride"), integer("c_stride")};
 // STRIP_PARAMETERS: what an entry point that also multiplies the strips takes after GEMM_PARAMETERS
 // (kernels/strip.hpp).
 inline constexpr std::array strip_arguments = {
-    KernelArgument{"M_all", int_},       KernelArgument{"N_all", int_},     KernelArgument{"K_all", int_},
-    KernelArgument{"transposes", int_},  KernelArgument{"A_all", real_in},  KernelArgument{"a_offset_all", int_},
-    KernelArgument{"lda_all", int_},     KernelArgument{"B_all", real_in},  KernelArgument{"b_offset_all", int_},
-    KernelArgument{"ldb_all", int_},     KernelArgument{"tile_rows", int_}, KernelArgument{"right_groups", int_},
-    KernelArgument{"strip_groups", int_}};
+    integer("M_all"),          integer("N_all"),        integer("K_all"),     integer("transposes"),
+    pointer("A_all", real_in), integer("a_offset_all"), integer("lda_all"),   pointer("B_all", real_in),
+    integer("b_offset_all"),   integer("ldb_all"),      integer("tile_rows"), integer("right_groups"),
+    integer("strip_groups")};
 // SPLIT_K_PARAMETERS: split-K's first pass (kernels/split_k.hpp).
-inline constexpr std::array split_k_arguments = {KernelArgument{"M", int_},
-                                                 KernelArgument{"N", int_},
-                                                 KernelArgument{"K", int_},
-                                                 KernelArgument{"A", "__global const realV* restrict"},
-                                                 KernelArgument{"a_offset", int_},
-                                                 KernelArgument{"lda", int_},
-                                                 KernelArgument{"B", "__global const realV* restrict"},
-                                                 KernelArgument{"b_offset", int_},
-                                                 KernelArgument{"ldb", int_},
-                                                 KernelArgument{"W", "__global real*"},
-                                                 KernelArgument{"slice_stride", int_},
-                                                 KernelArgument{"ldw", int_},
-                                                 KernelArgument{"k_per_slice", int_}};
+inline constexpr std::array split_k_arguments = {integer("M"),
+                                                 integer("N"),
+                                                 integer("K"),
+                                                 pointer("A", vectors_in),
+                                                 integer("a_offset"),
+                                                 integer("lda"),
+                                                 pointer("B", vectors_in),
+                                                 integer("b_offset"),
+                                                 integer("ldb"),
+                                                 pointer("W", real_out),
+                                                 integer("slice_stride"),
+                                                 integer("ldw"),
+                                                 integer("k_per_slice")};
 // REMAINDER_PARAMETERS: the remainder kernel (kernels/remainder.hpp).
-inline constexpr std::array remainder_arguments = {KernelArgument{"M", int_},
-                                                   KernelArgument{"N", int_},
-                                                   KernelArgument{"K", int_},
-                                                   KernelArgument{"m0", int_},
-                                                   KernelArgument{"n0", int_},
-                                                   KernelArgument{"alpha", real_},
-                                                   KernelArgument{"beta", real_},
-                                                   KernelArgument{"A", real_in},
-                                                   KernelArgument{"a_offset", int_},
-                                                   KernelArgument{"lda", int_},
-                                                   KernelArgument{"B", real_in},
-                                                   KernelArgument{"b_offset", int_},
-                                                   KernelArgument{"ldb", int_},
-                                                   KernelArgument{"C", real_out},
-                                                   KernelArgument{"c_offset", int_},
-                                                   KernelArgument{"ldc", int_},
-                                                   KernelArgument{"right_groups", int_},
-                                                   KernelArgument{"groups", int_}};
+inline constexpr std::array remainder_arguments = {integer("M"),
+                                                   integer("N"),
+                                                   integer("K"),
+                                                   integer("m0"),
+                                                   integer("n0"),
+                                                   scalar("alpha"),
+                                                   scalar("beta"),
+                                                   pointer("A", real_in),
+                                                   integer("a_offset"),
+                                                   integer("lda"),
+                                                   pointer("B", real_in),
+                                                   integer("b_offset"),
+                                                   integer("ldb"),
+                                                   pointer("C", real_out),
+                                                   integer("c_offset"),
+                                                   integer("ldc"),
+                                                   integer("right_groups"),
+                                                   integer("groups")};
 // PACK_OPERAND_PARAMETERS, SUM_SLICES_PARAMETERS, SCALE_C_PARAMETERS: the support kernels (kernels/support.hpp).
-inline constexpr std::array pack_operand_arguments = {KernelArgument{"outer", int_},
-                                                      KernelArgument{"inner", int_},
-                                                      KernelArgument{"outer_contiguous", int_},
-                                                      KernelArgument{"src", real_in},
-                                                      KernelArgument{"src_offset", int_},
-                                                      KernelArgument{"ld", int_},
-                                                      KernelArgument{"outer_padded", int_},
-                                                      KernelArgument{"inner_padded", int_},
-                                                      KernelArgument{"tile_outer", int_},
-                                                      KernelArgument{"row", int_},
-                                                      KernelArgument{"dst", real_out_only},
-                                                      KernelArgument{"src_stride", int_},
-                                                      KernelArgument{"dst_stride", int_}};
-inline constexpr std::array sum_slices_arguments = {KernelArgument{"M", int_},
-                                                    KernelArgument{"N", int_},
-                                                    KernelArgument{"slices", int_},
-                                                    KernelArgument{"alpha", real_},
-                                                    KernelArgument{"beta", real_},
-                                                    KernelArgument{"W", real_in},
-                                                    KernelArgument{"slice_stride", int_},
-                                                    KernelArgument{"ldw", int_},
-                                                    KernelArgument{"C", real_out},
-                                                    KernelArgument{"c_offset", int_},
-                                                    KernelArgument{"ldc", int_}};
-inline constexpr std::array scale_c_arguments = {KernelArgument{"M", int_},        KernelArgument{"N", int_},
-                                                 KernelArgument{"beta", real_},    KernelArgument{"C", real_out},
-                                                 KernelArgument{"c_offset", int_}, KernelArgument{"ldc", int_},
-                                                 KernelArgument{"c_stride", int_}};
+inline constexpr std::array pack_operand_arguments = {
+    integer("outer"),      integer("inner"), integer("outer_contiguous"),   pointer("src", real_in),
+    integer("src_offset"), integer("ld"),    integer("outer_padded"),       integer("inner_padded"),
+    integer("tile_outer"), integer("row"),   pointer("dst", real_out_only), integer("src_stride"),
+    integer("dst_stride")};
+inline constexpr std::array sum_slices_arguments = {
+    integer("M"),           integer("N"),          integer("slices"),       scalar("alpha"),
+    scalar("beta"),         pointer("W", real_in), integer("slice_stride"), integer("ldw"),
+    pointer("C", real_out), integer("c_offset"),   integer("ldc")};
+inline constexpr std::array scale_c_arguments = {integer("M"),           integer("N"),        scalar("beta"),
+                                                 pointer("C", real_out), integer("c_offset"), integer("ldc"),
+                                                 integer("c_stride")};
 // PACK_CORE_TILES_PARAMETERS: the core tiles' pack kernel (kernels/core_tiles.hpp), float only.
-inline constexpr std::array pack_core_tiles_arguments = {KernelArgument{"outer", int_},
-                                                         KernelArgument{"inner", int_},
-                                                         KernelArgument{"outer_contiguous", int_},
-                                                         KernelArgument{"src", "__global const float* restrict"},
-                                                         KernelArgument{"src_offset", int_},
-                                                         KernelArgument{"ld", int_},
-                                                         KernelArgument{"outer_padded", int_},
-                                                         KernelArgument{"inner_padded", int_},
-                                                         KernelArgument{"tile_outer", int_},
-                                                         KernelArgument{"tile_inner", int_},
-                                                         KernelArgument{"parts", int_},
-                                                         KernelArgument{"dst", "__global float* restrict"},
-                                                         KernelArgument{"src_stride", int_},
-                                                         KernelArgument{"dst_stride", int_}};
+inline constexpr std::array pack_core_tiles_arguments = {
+    integer("outer"),          integer("inner"),        integer("outer_contiguous"),
+    pointer("src", floats_in), integer("src_offset"),   integer("ld"),
+    integer("outer_padded"),   integer("inner_padded"), integer("tile_outer"),
+    integer("tile_inner"),     integer("parts"),        pointer("dst", floats_out_only),
+    integer("src_stride"),     integer("dst_stride")};
 
 // The strips' `transposes` argument: a bit for each operand the caller stores transposed (TRANSPOSED_A and
 // TRANSPOSED_B in the strip code's text).
