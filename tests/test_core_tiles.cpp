@@ -63,8 +63,9 @@ void check_pack(const CallContext& call, const PackCase& c) {
   cl::Buffer dst(call.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(float) * packed.size(), packed.data());
   const int block = core_block, items = core_block / core_columns;
   tilegemm::KernelLease kernel = make_kernel(call, core_tiles_program(), block * items);
-  set_args(kernel, c.outer, c.inner, static_cast<int>(c.outer_contiguous), src, offset, ld, outer_padded, inner_padded,
-           c.tile_outer, c.tile_inner, c.parts, dst, stride, copy);
+  set_arguments<pack_core_tiles_arguments>(kernel, 0, c.outer, c.inner, static_cast<int>(c.outer_contiguous), src,
+                                           offset, ld, outer_padded, inner_padded, c.tile_outer, c.tile_inner, c.parts,
+                                           dst, stride, copy);
   const cl::Event done = enqueue(
       call.queue, kernel,
       cl::NDRange((outer_padded + block - 1) / block * block, (inner_padded + block - 1) / block * items, c.batch),

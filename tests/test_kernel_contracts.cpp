@@ -1,5 +1,7 @@
 // test_kernel_contracts: what the host and the OpenCL C of each family must agree on, read back from the compiled
 // kernels: the local memory the planner counts and the arguments the executor sets, in order.
+#include <array>
+#include <cstddef>
 #include <string>
 #include <tilegemm/core.hpp>
 #include <type_traits>
@@ -11,42 +13,59 @@ namespace {
 
 using namespace tilegemm::detail;
 
-// The arguments the executor sets (executor.hpp), in order.
-const std::vector<std::string> gemm_arguments = {"M",   "N", "K",        "alpha", "beta", "A",        "a_offset",
-                                                 "lda", "B", "b_offset", "ldb",   "C",    "c_offset", "ldc"};
-// The batch strides an entry point that takes batches ends with (set_batch_arguments).
-const std::vector<std::string> batch_arguments = {"a_stride", "b_stride", "c_stride"};
-const std::vector<std::string> strip_arguments = {
-    "M_all", "N_all",        "K_all",   "transposes", "A_all",        "a_offset_all", "lda_all",
-    "B_all", "b_offset_all", "ldb_all", "tile_rows",  "right_groups", "strip_groups"};
-const std::vector<std::string> split_k_arguments = {
-    "M", "N", "K", "A", "a_offset", "lda", "B", "b_offset", "ldb", "W", "slice_stride", "ldw", "k_per_slice"};
+// A table's arguments, in order: what the kernel's text is spelled from and the executor sets
+// (kernels/kernel_arguments.hpp).
+template <std::size_t N>
+std::vector<KernelArgument> listed(const std::array<KernelArgument, N>& table) {
+  return {table.begin(), table.end()};
+}
 
-std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
+std::vector<KernelArgument> operator+(std::vector<KernelArgument> a, const std::vector<KernelArgument>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
 }
 
-// The kernel's argument names, or none where the driver keeps no argument information.
-std::vector<std::string> argument_names(const cl::Kernel& kernel) {
-  std::vector<std::string> names;
-  const cl_uint count = kernel.getInfo<CL_KERNEL_NUM_ARGS>();
-  for (cl_uint i = 0; i < count; ++i) {
-    std::string name;
-    if (kernel.getArgInfo(i, CL_KERNEL_ARG_NAME, &name) != CL_SUCCESS) return {};
-    while (!name.empty() && name.back() == '\0') name.pop_back();
-    names.push_back(name);
-  }
-  return names;
+std::string argument_info(const cl::Kernel& kernel, cl_uint index, cl_kernel_arg_info what) {
+  std::string text;
+  if (kernel.getArgInfo(index, what, &text) != CL_SUCCESS) return {};
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  return text;
 }
 
-void check_arguments_of(const cl::Kernel& kernel, const std::vector<std::string>& expected) {
-  CHECK(kernel.getInfo<CL_KERNEL_NUM_ARGS>() == expected.size());
-  const std::vector<std::string> names = argument_names(kernel);
-  if (names.empty()) {
+// The kind of value the compiled kernel takes: its type name (int, float or double, or a pointer).
+ArgumentKind compiled_kind(const std::string& type_name) {
+  if (type_name == "int") return ArgumentKind::integer;
+  if (type_name == "float" || type_name == "double") return ArgumentKind::scalar;
+  return type_name.find('*') != std::string::npos ? ArgumentKind::buffer : ArgumentKind::unknown;
+}
+
+// The kernel of `program` built again with its argument information kept (-cl-kernel-arg-info; drivers may drop it
+// otherwise, PoCL does); the cached one where the program is built from retargeted PTX (sm_90a).
+cl::Kernel with_argument_info(const CallContext& call, const ProgramText& program, const cl::Kernel& cached) {
+  if (program.needs_sm90a) return cached;
+  cl::Program::Sources sources;
+  for (std::size_t i = 0; i < program.count; ++i) sources.emplace_back(program.sources[i]);
+  cl::Program built(call.context, sources);
+  const cl_int status = built.build(std::vector<cl::Device>{call.device}, "-cl-kernel-arg-info");
+  INFO(built.getBuildInfo<CL_PROGRAM_BUILD_LOG>(call.device));
+  REQUIRE(status == CL_SUCCESS);
+  return cl::Kernel(built, program.kernel_name);
+}
+
+// The kernel takes the table's arguments: as many, and where the driver keeps argument information, the same names
+// in the same order, each of the kind the host sets.
+void check_arguments_of(const CallContext& call, const ProgramText& program, const cl::Kernel& cached,
+                        const std::vector<KernelArgument>& expected) {
+  const cl::Kernel kernel = with_argument_info(call, program, cached);
+  REQUIRE(kernel.getInfo<CL_KERNEL_NUM_ARGS>() == expected.size());
+  if (argument_info(kernel, 0, CL_KERNEL_ARG_NAME).empty()) {
     WARN("the driver keeps no kernel argument names; their order is not checked here");
-  } else {
-    CHECK(names == expected);
+    return;
+  }
+  for (cl_uint i = 0; i < expected.size(); ++i) {
+    INFO("argument " << i);
+    CHECK(argument_info(kernel, i, CL_KERNEL_ARG_NAME) == expected[i].name);
+    CHECK(compiled_kind(argument_info(kernel, i, CL_KERNEL_ARG_TYPE_NAME)) == argument_kind(expected[i].type));
   }
 }
 
@@ -86,15 +105,16 @@ void check_config(const CallContext& call) {
     // The strip code's stage: beside the tiles' local memory, or in it.
     const std::size_t stage = variant.strips && !config.strips_share_local_memory ? strip_stage : 0;
     if ((config.local_memory_elements + stage) * sizeof(Scalar) > local_memory_limit(config, call.limits)) continue;
-    tilegemm::KernelLease lease =
-        make_kernel(call, gemm_program(config, std::is_same_v<Scalar, double>, variant), config.threads());
+    const ProgramText program = gemm_program(config, std::is_same_v<Scalar, double>, variant);
+    tilegemm::KernelLease lease = make_kernel(call, program, config.threads());
     const cl::Kernel& kernel = lease.get();
     check_local_memory(kernel, call, (config.local_memory_elements + stage) * sizeof(Scalar));
     CHECK(config.takes_batches == !config.splits_k);  // every family but split-K's takes batches
     if (config.splits_k) {
-      check_arguments_of(kernel, split_k_arguments);
+      check_arguments_of(call, program, kernel, listed(split_k_arguments));
     } else {
-      check_arguments_of(kernel, variant.strips ? gemm_arguments + strip_arguments : gemm_arguments + batch_arguments);
+      check_arguments_of(call, program, kernel,
+                         listed(gemm_arguments) + (variant.strips ? listed(strip_arguments) : listed(batch_arguments)));
     }
   }
 }
@@ -133,25 +153,59 @@ TEST_CASE("each family's kernels use the local memory the planner counts and tak
   if (call.limits.fp64) check_families<double>(call);
 }
 
+// The helper kernel of `program`, leased as the executor does, takes the table's arguments.
+void check_helper(const CallContext& call, const ProgramText& program, std::size_t threads,
+                  const std::vector<KernelArgument>& expected) {
+  INFO(program.kernel_name);
+  tilegemm::KernelLease lease = make_kernel(call, program, threads);
+  check_arguments_of(call, program, lease.get(), expected);
+}
+
 TEST_CASE("the helper kernels take the arguments the executor sets", "[contracts]") {
   const CallContext call = CallContext::of(tilegemm::default_queue());
   tilegemm::KernelLease remainder_lease =
       make_kernel(call, remainder_program(false, false, true), remainder_panel * remainder_lanes);
-  const cl::Kernel& remainder = remainder_lease.get();
-  check_arguments_of(remainder, {"M", "N", "K", "m0", "n0", "alpha", "beta", "A", "a_offset", "lda", "B", "b_offset",
-                                 "ldb", "C", "c_offset", "ldc", "right_groups", "groups"});
-  check_local_memory(remainder, call, strip_stage * sizeof(float));
-  check_arguments_of(
-      make_kernel(call, support_program(false, pack_tile, pack_kernel_name), pack_tile * pack_tile).get(),
-      {"outer", "inner", "outer_contiguous", "src", "src_offset", "ld", "outer_padded", "inner_padded", "tile_outer",
-       "row", "dst", "src_stride", "dst_stride"});
-  check_arguments_of(
-      make_kernel(call, support_program(false, pack_tile, sum_slices_kernel_name), pack_tile * pack_tile).get(),
-      {"M", "N", "slices", "alpha", "beta", "W", "slice_stride", "ldw", "C", "c_offset", "ldc"});
-  check_arguments_of(
-      make_kernel(call, support_program(false, pack_tile, scale_kernel_name), pack_tile * pack_tile).get(),
-      {"M", "N", "beta", "C", "c_offset", "ldc", "c_stride"});
-  check_arguments_of(make_kernel(call, core_tiles_program(), core_block * core_block / core_columns).get(),
-                     {"outer", "inner", "outer_contiguous", "src", "src_offset", "ld", "outer_padded", "inner_padded",
-                      "tile_outer", "tile_inner", "parts", "dst", "src_stride", "dst_stride"});
+  check_local_memory(remainder_lease.get(), call, strip_stage * sizeof(float));
+  check_helper(call, remainder_program(false, false, true), remainder_panel * remainder_lanes,
+               listed(remainder_arguments));
+  const std::size_t support_threads = pack_tile * pack_tile;
+  check_helper(call, support_program(false, pack_tile, pack_kernel_name), support_threads,
+               listed(pack_operand_arguments));
+  check_helper(call, support_program(false, pack_tile, sum_slices_kernel_name), support_threads,
+               listed(sum_slices_arguments));
+  check_helper(call, support_program(false, pack_tile, scale_kernel_name), support_threads, listed(scale_c_arguments));
+  check_helper(call, core_tiles_program(), core_block * core_block / core_columns, listed(pack_core_tiles_arguments));
+}
+
+// A program's text built as it is, with `from` replaced by `to`: the build log, or "" where it built.
+std::string build_log_of_edited(const CallContext& call, const ProgramText& program, const std::string& from,
+                                const std::string& to) {
+  std::string text;
+  for (std::size_t i = 0; i < program.count; ++i) text += program.sources[i];
+  const std::size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  cl::Program built(call.context, text);
+  if (built.build(std::vector<cl::Device>{call.device}) == CL_SUCCESS) return "";
+  return built.getBuildInfo<CL_PROGRAM_BUILD_LOG>(call.device);
+}
+
+TEST_CASE("a kernel text refuses to build without the parameters it needs or past the local memory counted",
+          "[contracts]") {
+  const CallContext call = CallContext::of(tilegemm::default_queue());
+  const ProgramText blocking = gemm_program(describe<tilegemm::RegisterBlocking<64, 64, 16, 4, 4>>, false, {});
+  CHECK(build_log_of_edited(call, blocking, "#define LOCAL_ELEMENTS 2048\n", "#define LOCAL_ELEMENTS 2048\n").empty());
+  CHECK_THAT(build_log_of_edited(call, blocking, "#define LOCAL_ELEMENTS 2048\n", "#define LOCAL_ELEMENTS 2047\n"),
+             Catch::Matchers::Contains("more local memory than the host counts"));
+  const ProgramText prefetch = gemm_program(describe<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>, false, {});
+  CHECK_THAT(build_log_of_edited(call, prefetch, "#define ROW_B 17\n", ""),
+             Catch::Matchers::Contains("kernels/prefetch.hpp needs ROW_A, ROW_B"));
+  CHECK_THAT(build_log_of_edited(call, support_program(false, pack_tile, scale_kernel_name), "#define PACK_TILE", "//"),
+             Catch::Matchers::Contains("needs PACK_TILE"));
+  // The copy engine's text names each of the six lines its family's text must give it.
+  const ProgramText bulk = gemm_program(describe<tilegemm::BulkTensorCores<64, 64, 8, 32, 32, 3>>, true, {});
+  CHECK_THAT(build_log_of_edited(call, bulk, "#define AHEAD (SLOTS - 1)", ""),
+             Catch::Matchers::Contains("kernels/copy_engine.hpp needs AHEAD"));
+  CHECK_THAT(build_log_of_edited(call, bulk, "#define SLOTS STAGES", ""),
+             Catch::Matchers::Contains("kernels/copy_engine.hpp needs SLOTS"));
 }

@@ -119,13 +119,46 @@ TEST_CASE("TileConfig names describe the configuration", "[unit][kernel_text]") 
 TEST_CASE("a configuration's preamble is one define per parameter, in a fixed order", "[unit][kernel_text]") {
   CHECK(std::string(describe<tilegemm::RegisterBlocking<64, 64, 16, 4, 4>>.config_preamble.text) ==
         "#define TSM 64\n#define TSN 64\n#define TSK 16\n#define WPTM 4\n#define WPTN 4\n#define VW 1\n"
-        "#define THREADS_M 16\n#define THREADS_N 16\n#define THREADS 256\n#define LOADS_A 4\n#define LOADS_B 4\n");
+        "#define THREADS_M 16\n#define THREADS_N 16\n#define THREADS 256\n#define LOADS_A 4\n#define LOADS_B 4\n"
+        "#define LOCAL_ELEMENTS 2048\n");
   // The prefetch family adds its local tiles' rows and, where it fuses strips, the strip code's parameters.
   CHECK(std::string(describe<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>.config_preamble.text)
             .find("#define ROW_A 17\n#define ROW_B 17\n#define PANEL 32\n#define LANES 8\n#define STAGE 2304\n"
                   "#define WIDTH 8\n#define IN_FLIGHT 8\n") != std::string::npos);
   CHECK(std::string(describe<tilegemm::SplitK<32, 32, 16, 2, 2, 2>>.config_preamble.text).find("PANEL") ==
         std::string::npos);
+}
+
+TEST_CASE("kernels' parameter lists are spelled from the tables the host sets their arguments from",
+          "[unit][kernel_text]") {
+  using namespace tilegemm::detail;
+  static_assert(parameter_list<batch_arguments>().view() ==
+                "const int a_stride, const int b_stride, const int c_stride");
+  static_assert(arguments_known(gemm_arguments) && arguments_known(strip_arguments) &&
+                arguments_known(split_k_arguments) && arguments_known(remainder_arguments) &&
+                arguments_known(pack_operand_arguments) && arguments_known(sum_slices_arguments) &&
+                arguments_known(scale_c_arguments) && arguments_known(pack_core_tiles_arguments));
+  static_assert(argument_kind("const int") == ArgumentKind::integer &&
+                argument_kind("const real") == ArgumentKind::scalar);
+  static_assert(argument_kind("__global real*") == ArgumentKind::buffer &&
+                argument_kind("int") == ArgumentKind::unknown);
+  const std::string text = joined(gemm_program(describe<Kernel6>, false, {}));
+  CHECK(contains(text,
+                 "#define GEMM_PARAMETERS(type) const int M, const int N, const int K, const real alpha, const "
+                 "real beta, __global const type* restrict A, const int a_offset, const int lda, __global const "
+                 "type* restrict B, const int b_offset, const int ldb, __global real* C, const int c_offset, "
+                 "const int ldc\n"));
+  CHECK(contains(text, "void gemm_register_blocking(GEMM_PARAMETERS(realV), BATCH_PARAMETERS)"));
+  const std::string support = joined(support_program(true, 16, "scale_c"));
+  CHECK(contains(support,
+                 "#define SCALE_C_PARAMETERS const int M, const int N, const real beta, __global real* C, "
+                 "const int c_offset, const int ldc, const int c_stride\n"));
+  CHECK(contains(support, "void scale_c(SCALE_C_PARAMETERS)"));
+  // The strips' transposes: one bit per operand, named in the strip code's text.
+  static_assert(transposes_argument(false, false) == 0 && transposes_argument(true, false) == transposed_a_bit);
+  static_assert(transposes_argument(true, true) == (transposed_a_bit | transposed_b_bit) &&
+                transposed_a_bit != transposed_b_bit);
+  CHECK(contains(joined(remainder_program(false, true, false)), "#define TRANSPOSED_A 1\n#define TRANSPOSED_B 2\n"));
 }
 
 TEST_CASE("a program is the scalar, configuration and variant preambles, the shared code and an entry point",
@@ -238,6 +271,14 @@ TEST_CASE("a bulk_tensor_cores program is tensor_cores' shared code with the cop
   CHECK(contains(all, "#define SLICE_A (TSK * ROW_A)"));
   CHECK(contains(all, "inline void multiply_slice("));                                  // tensor_cores' code
   CHECK(!contains(all, "barrier(CLK_LOCAL_MEM_FENCE);\n    if (s + STAGES < count)"));  // not its pipeline
+  // Double only: none of tensor_cores' TF32 code, nor its cp.async copies, which the tensor_cores program keeps.
+  for (const char* tf32_or_copies : {"to_tf32", "mma_tf32", ".tf32.", "cp.async.cg", "copy_slice("}) {
+    INFO(tf32_or_copies);
+    CHECK(!contains(all, tf32_or_copies));
+    CHECK(contains(joined(gemm_program(describe<Tensor>, true, fp64)), tf32_or_copies));
+  }
+  // The copy engine's text says which lines it needs from the family's text before it.
+  CHECK(contains(all, "#ifndef SLOTS\n#error \"kernels/copy_engine.hpp needs SLOTS"));
   CHECK(gemm_program(describe<Bulk>, true, fp64).key != gemm_program(describe<Tensor>, true, fp64).key);
 }
 

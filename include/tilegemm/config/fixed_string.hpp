@@ -18,6 +18,7 @@ struct fixed_string {
   static constexpr std::size_t size() { return N; }
   constexpr const char* c_str() const { return data; }
   constexpr std::string_view view() const { return {data, N}; }
+  constexpr operator std::string_view() const { return view(); }  // NOLINT: a piece of program text, as a literal is
 
   template <std::size_t M>
   constexpr fixed_string<N + M> operator+(const fixed_string<M>& other) const {

@@ -13,6 +13,7 @@
 #include "../runtime/scratch_pool.hpp"
 #include "arguments.hpp"
 #include "plan.hpp"
+#include "set_arguments.hpp"
 
 namespace tilegemm::detail {
 
@@ -62,15 +63,18 @@ inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& 
   KernelLease kernel = make_kernel(
       call, core_tiles ? core_tiles_program() : support_program(scalar_size == sizeof(double), tile, pack_kernel_name),
       block * block / per_item);
-  const cl_uint next = set_args(kernel, plan.outer, plan.inner, static_cast<int>(plan.outer_contiguous), source,
-                                storage.offset, storage.ld, plan.outer_padded, plan.inner_padded);
+  const int outer_contiguous = static_cast<int>(plan.outer_contiguous);
   if (core_tiles) {
-    set_args_from(kernel, next, plan.tile_outer, plan.tile_inner, plan.parts, operand.buffer, storage.stride,
-                  copy_elements(plan));
+    set_arguments<pack_core_tiles_arguments>(kernel, 0, plan.outer, plan.inner, outer_contiguous, source,
+                                             storage.offset, storage.ld, plan.outer_padded, plan.inner_padded,
+                                             plan.tile_outer, plan.tile_inner, plan.parts, operand.buffer,
+                                             storage.stride, copy_elements(plan));
   } else {  // pack_operand: the whole outer index as one tile of unpadded rows, or padded slices
     const bool padded = plan.layout == CopyLayout::padded_slices;
-    set_args_from(kernel, next, padded ? plan.tile_outer : plan.outer_padded, padded ? plan.row : plan.outer_padded,
-                  operand.buffer, storage.stride, copy_elements(plan));
+    set_arguments<pack_operand_arguments>(
+        kernel, 0, plan.outer, plan.inner, outer_contiguous, source, storage.offset, storage.ld, plan.outer_padded,
+        plan.inner_padded, padded ? plan.tile_outer : plan.outer_padded, padded ? plan.row : plan.outer_padded,
+        operand.buffer, storage.stride, copy_elements(plan));
   }
   events.push_back(enqueue(call.queue, kernel,
                            batch_range(round_up(plan.outer_padded, block),
@@ -79,19 +83,20 @@ inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& 
   return operand;
 }
 
-// The arguments every GEMM entry point starts with (GEMM_PARAMETERS in kernels/common.hpp), in that order; returns
-// the index of the next one.
+// The arguments every GEMM entry point starts with (gemm_arguments, kernels/kernel_arguments.hpp); returns the index
+// of the next one.
 inline cl_uint set_gemm_arguments(KernelLease& kernel, int m, int n, int k, ScalarValue alpha, ScalarValue beta,
                                   const KernelOperand& a, const KernelOperand& b, const cl::Buffer& c, int c_offset,
                                   int ldc) {
-  return set_args(kernel, m, n, k, alpha, beta, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, c, c_offset, ldc);
+  return set_arguments<gemm_arguments>(kernel, 0, m, n, k, alpha, beta, a.buffer, a.offset, a.ld, b.buffer, b.offset,
+                                       b.ld, c, c_offset, ldc);
 }
 
-// The batch strides an entry point that takes batches ends with (BATCH_PARAMETERS in kernels/common.hpp), from index
-// `first` on, in the units of the operands' offsets.
+// The batch strides an entry point that takes batches ends with (batch_arguments), from index `first` on, in the units
+// of the operands' offsets.
 inline cl_uint set_batch_arguments(KernelLease& kernel, cl_uint first, const KernelOperand& a, const KernelOperand& b,
                                    int c_stride) {
-  return set_args_from(kernel, first, a.stride, b.stride, c_stride);
+  return set_arguments<batch_arguments>(kernel, first, a.stride, b.stride, c_stride);
 }
 
 // C = beta * C (each problem's, in one launch), for k == 0 or alpha == 0, where A and B are not read (BLAS
@@ -100,7 +105,8 @@ inline cl::Event scale_c(const CallContext& call, const Plan& plan, const GemmPr
                          const std::vector<cl::Event>& wait) {
   const int tile = plan.support_tile;
   KernelLease kernel = make_kernel(call, support_program(p.is_double(), tile, scale_kernel_name), tile * tile);
-  set_args(kernel, p.shape.m, p.shape.n, p.beta, p.c, p.shape.c.offset, p.shape.c.ld, plan.c_stride);
+  set_arguments<scale_c_arguments>(kernel, 0, p.shape.m, p.shape.n, p.beta, p.c, p.shape.c.offset, p.shape.c.ld,
+                                   plan.c_stride);
   return enqueue(
       call.queue, kernel,
       batch_range(round_up(p.shape.m, tile), round_up(p.shape.n, tile), static_cast<std::size_t>(plan.batch_count)),
@@ -116,14 +122,14 @@ inline cl::Event run_split_k(const CallContext& call, const Plan& plan, const Ge
   const int slice_stride = ldw * static_cast<int>(round_up(plan.corner_n, t.tsn));
   ScratchBuffer workspace(call, p.scalar_size() * static_cast<std::size_t>(plan.slices) * slice_stride);
   KernelLease slices = make_kernel(call, gemm_program(plan.config, is_double, plan.variant), plan.config.threads());
-  set_args(slices, plan.corner_m, plan.corner_n, plan.depth, a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld,
-           workspace.buffer(), slice_stride, ldw, plan.k_per_slice);
+  set_arguments<split_k_arguments>(slices, 0, plan.corner_m, plan.corner_n, plan.depth, a.buffer, a.offset, a.ld,
+                                   b.buffer, b.offset, b.ld, workspace.buffer(), slice_stride, ldw, plan.k_per_slice);
   const cl::Event partial = enqueue(call.queue, slices, cl::NDRange(plan.global[0], plan.global[1], plan.global[2]),
                                     cl::NDRange(plan.local[0], plan.local[1], plan.local[2]), ready);
   const int tile = plan.support_tile;
   KernelLease sum = make_kernel(call, support_program(is_double, tile, sum_slices_kernel_name), tile * tile);
-  set_args(sum, plan.corner_m, plan.corner_n, plan.slices, p.alpha, p.beta, workspace.buffer(), slice_stride, ldw, p.c,
-           p.shape.c.offset, p.shape.c.ld);
+  set_arguments<sum_slices_arguments>(sum, 0, plan.corner_m, plan.corner_n, plan.slices, p.alpha, p.beta,
+                                      workspace.buffer(), slice_stride, ldw, p.c, p.shape.c.offset, p.shape.c.ld);
   const cl::Event done =
       enqueue(call.queue, sum, cl::NDRange(round_up(plan.corner_m, tile), round_up(plan.corner_n, tile)),
               cl::NDRange(tile, tile), {partial});
@@ -137,9 +143,10 @@ inline cl::Event run_remainder(const CallContext& call, const Plan& plan, const 
   constexpr std::size_t threads = remainder_panel * remainder_lanes;
   const GemmShape& s = p.shape;
   KernelLease kernel = make_kernel(call, remainder_program(p.is_double(), s.trans_a, s.trans_b), threads);
-  set_args(kernel, s.m, s.n, s.k, plan.corner_m, plan.corner_n, p.alpha, p.beta, p.a, s.a.offset, s.a.ld, p.b,
-           s.b.offset, s.b.ld, p.c, s.c.offset, s.c.ld, static_cast<int>(plan.strip_groups.right),
-           static_cast<int>(plan.strip_groups.total()));
+  set_arguments<remainder_arguments>(kernel, 0, s.m, s.n, s.k, plan.corner_m, plan.corner_n, p.alpha, p.beta, p.a,
+                                     s.a.offset, s.a.ld, p.b, s.b.offset, s.b.ld, p.c, s.c.offset, s.c.ld,
+                                     static_cast<int>(plan.strip_groups.right),
+                                     static_cast<int>(plan.strip_groups.total()));
   return enqueue(call.queue, kernel, cl::NDRange(plan.strip_groups.total() * threads), cl::NDRange(threads), wait);
 }
 
@@ -163,9 +170,10 @@ inline cl::Event run_product(const CallContext& call, const Plan& plan, const Ge
     const cl_uint next = set_gemm_arguments(kernel, plan.corner_m, plan.corner_n, plan.depth, p.alpha, p.beta, a, b,
                                             p.c, s.c.offset, s.c.ld);
     if (plan.variant.strips) {  // the whole product, for the work-groups that multiply its strips
-      set_args_from(kernel, next, s.m, s.n, s.k, (s.trans_a ? 1 : 0) | (s.trans_b ? 2 : 0), p.a, s.a.offset, s.a.ld,
-                    p.b, s.b.offset, s.b.ld, static_cast<int>(plan.tile_rows),
-                    static_cast<int>(plan.strip_groups.right), static_cast<int>(plan.strip_groups.total()));
+      set_arguments<strip_arguments>(kernel, next, s.m, s.n, s.k, transposes_argument(s.trans_a, s.trans_b), p.a,
+                                     s.a.offset, s.a.ld, p.b, s.b.offset, s.b.ld, static_cast<int>(plan.tile_rows),
+                                     static_cast<int>(plan.strip_groups.right),
+                                     static_cast<int>(plan.strip_groups.total()));
     } else if (plan.config.takes_batches) {
       set_batch_arguments(kernel, next, a, b, plan.c_stride);
     }

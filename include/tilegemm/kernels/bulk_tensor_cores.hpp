@@ -28,6 +28,10 @@ inline constexpr char bulk_tensor_cores_layout_source[] = R"CLC(
 // A warp is done with a slice once it has read it (mma.sync takes its operands from registers), so a buffer is copied
 // into again one slice after every warp is done with it: AHEAD slices are in flight.
 #define AHEAD (SLOTS - 1)
+// The family multiplies double only: its slices and their mbarriers (16 bytes, 2 doubles, per buffer) in local memory.
+#if SLOTS * TSK * ((TSM + ROW_PAD_DOUBLE) + (TSN + ROW_PAD_DOUBLE)) + 2 * SLOTS > LOCAL_ELEMENTS
+#error "bulk_tensor_cores: the slices and their mbarriers take more local memory than the host counts"
+#endif
 )CLC";
 
 inline constexpr char bulk_tensor_cores_source[] = R"CLC(
@@ -62,13 +66,10 @@ void gemm_bulk_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
 }
 )CLC";
 
-// The shared code of the tensor_cores family, then this family's layout and the copy engine's pipeline.
+// The tensor_cores family's code for double (no TF32, no cp.async pipeline), then this family's layout and the copy
+// engine's pipeline.
 inline constexpr auto bulk_tensor_cores_helpers =
-    tensor_cores_helpers + bulk_tensor_cores_layout_source + copy_engine_source;
-
-// The elements of a row of a slice of a tile of `tile` rows (TSM or TSN), in local memory and in the packed operands
-// (OperandAccess::padded_slices).
-constexpr int padded_row(int tile) { return tile + tensor_row_pad_double; }
+    tensor_cores_fp64_helpers + bulk_tensor_cores_layout_source + copy_engine_source;
 
 // The compute capability from which the copy engine takes bulk copies into local memory and work-items wait on
 // mbarriers (cp.async.bulk, mbarrier.try_wait).
@@ -76,9 +77,10 @@ inline constexpr int copy_engine_from = 90;
 
 // The mbarriers, 16 bytes per buffer, counted in doubles (the family multiplies double only).
 inline constexpr int bulk_barrier_elements = 2;
-// STAGES padded slices of A and B (as the tensor_cores family counts them) and their mbarriers.
+// STAGES padded slices of A and B (as the tensor_cores family counts them: SLICE_ELEMENTS in the kernel text) and
+// their mbarriers.
 constexpr std::size_t bulk_tensor_cores_local_elements(const TileShape& t) {
-  return tensor_cores_local_elements(t) + static_cast<std::size_t>(t.stages) * bulk_barrier_elements;
+  return static_cast<std::size_t>(t.stages) * (padded_slice_elements(t) + bulk_barrier_elements);
 }
 
 // The tensor_cores family's rules (its warps and slices are the same), its padded rows, and this family's own

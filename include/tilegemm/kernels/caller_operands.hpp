@@ -6,6 +6,9 @@
 namespace tilegemm::detail {
 
 inline constexpr char caller_operands_source[] = R"CLC(
+#if !defined(TRANS_A) || !defined(TRANS_B)
+#error "kernels/caller_operands.hpp needs TRANS_A and TRANS_B from the variant's preamble"
+#endif
 // Element (m, k) of op(A) and (k, n) of op(B), read from the caller's column-major storage; TRANS_A and TRANS_B
 // come from the variant's preamble.
 #if TRANS_A

@@ -12,6 +12,24 @@ inline constexpr char copy_engine_source[] = R"CLC(
 // a slice of A, SLICE_A elements, then one of B, SLICE_B elements, contiguous in global memory from slice n's start
 // on (n * SLICE_A, n * SLICE_B); BARRIERS_AT, where in local memory its mbarriers lie (bytes); AHEAD, the slices
 // copied before the first is multiplied.
+#ifndef SLOTS
+#error "kernels/copy_engine.hpp needs SLOTS, the buffers of slices in local memory, from the text before it"
+#endif
+#ifndef SLICE_BYTES
+#error "kernels/copy_engine.hpp needs SLICE_BYTES, the bytes between buffers, from the text before it"
+#endif
+#ifndef SLICE_A
+#error "kernels/copy_engine.hpp needs SLICE_A, the elements of a slice of A, from the text before it"
+#endif
+#ifndef SLICE_B
+#error "kernels/copy_engine.hpp needs SLICE_B, the elements of a slice of B, from the text before it"
+#endif
+#ifndef BARRIERS_AT
+#error "kernels/copy_engine.hpp needs BARRIERS_AT, the byte in local memory where its mbarriers lie, from the text before it"
+#endif
+#ifndef AHEAD
+#error "kernels/copy_engine.hpp needs AHEAD, the slices copied before the first is multiplied, from the text before it"
+#endif
 
 // The mbarriers of buffer `slot`: full (one arrival, from the work-item that starts the copy, and the copy's bytes)
 // and empty (one arrival per warp once it is done with the buffer).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../config/fixed_string.hpp"
+#include "kernel_arguments.hpp"
 #include "program_text.hpp"
 
 namespace tilegemm::detail {
@@ -20,6 +21,9 @@ inline constexpr int core_columns = 4;  // floats of k in a core matrix's row (1
 inline constexpr int core_block = 32;
 
 inline constexpr char core_tiles_source[] = R"CLC(
+#if !defined(CORE_ROWS) || !defined(CORE_COLUMNS) || !defined(CORE_BLOCK)
+#error "kernels/core_tiles.hpp needs CORE_ROWS, CORE_COLUMNS and CORE_BLOCK from the preamble (core_defines)"
+#endif
 // Where element (o, i) of the operand lies in its core tiles (see kernels/core_tiles.hpp), in the first of the
 // `parts` images of its slice.
 inline int core_tile_index(const int o, const int i, const int tile_outer, const int tile_inner, const int slices,
@@ -37,10 +41,7 @@ inline int core_tile_index(const int o, const int i, const int tile_outer, const
 // (One element per work-item, in 16 x 16 tiles, moved about 1 TB/s on an H200; this kernel 3 to 3.6.) Each problem of
 // a batch (launch dimension 2) is src_stride elements past the one before in src and dst_stride in dst.
 __kernel __attribute__((reqd_work_group_size(CORE_BLOCK, CORE_BLOCK / CORE_COLUMNS, 1)))
-void pack_core_tiles(const int outer, const int inner, const int outer_contiguous,
-                     __global const float* restrict src, const int src_offset, const int ld,
-                     const int outer_padded, const int inner_padded, const int tile_outer, const int tile_inner,
-                     const int parts, __global float* restrict dst, const int src_stride, const int dst_stride) {
+void pack_core_tiles(PACK_CORE_TILES_PARAMETERS) {
   __local float block[CORE_BLOCK][CORE_BLOCK + 1];  // block[i - i0][o - o0]; the +1 avoids bank conflicts
   const int x = get_local_id(0);
   const int y = get_local_id(1);
@@ -79,7 +80,9 @@ template <int Rows, int Columns, int Block>
 inline constexpr auto core_defines_text =
     define_line<Rows>("CORE_ROWS") + define_line<Columns>("CORE_COLUMNS") + define_line<Block>("CORE_BLOCK");
 inline constexpr TextPiece core_defines = piece(core_defines_text<core_rows, core_columns, core_block>.view());
-inline constexpr TextPiece core_tiles_code = piece(core_tiles_source);
+inline constexpr auto core_tiles_text =
+    parameters_define<pack_core_tiles_arguments>("PACK_CORE_TILES_PARAMETERS") + core_tiles_source;
+inline constexpr TextPiece core_tiles_code = piece(core_tiles_text.view());
 inline constexpr char core_tiles_kernel_name[] = "pack_core_tiles";
 
 }  // namespace tilegemm::detail

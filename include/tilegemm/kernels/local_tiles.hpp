@@ -12,6 +12,9 @@ namespace tilegemm {
 namespace detail {
 
 inline constexpr char local_tiles_source[] = R"CLC(
+#if TSK * TSM + TSN * TSK > LOCAL_ELEMENTS
+#error "local_tiles: Asub and Bsub take more local memory than the host counts (LOCAL_ELEMENTS)"
+#endif
 // TSM == TSN == TSK (the tile side); a work-group is TSM x (TSN / WPTN) work-items and each work-item computes
 // WPTN elements of one row of the tile, spaced THREADS_N columns apart so that neighbours read neighbours.
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))

@@ -12,6 +12,9 @@ namespace tilegemm {
 namespace detail {
 
 inline constexpr char naive_source[] = R"CLC(
+#if LOCAL_ELEMENTS != 0
+#error "naive: the kernel takes no local memory, as the host counts (LOCAL_ELEMENTS)"
+#endif
 __kernel __attribute__((reqd_work_group_size(TSM, TSN, 1)))
 void gemm_naive(GEMM_PARAMETERS(real), BATCH_PARAMETERS) {
   const int m = get_global_id(0);

@@ -54,11 +54,17 @@ constexpr void tile_defines(PreambleLines& lines, const TileShape& t) {
   lines.define("LOADS_A", (t.tsk * t.tsm) / (t.vw * threads));
   lines.define("LOADS_B", (t.tsk * t.tsn) / (t.vw * threads));
 }
+// LOCAL_ELEMENTS: the local memory the host counts for a work-group (FamilyTraits::local_memory_elements), which each
+// family's text checks its local arrays against (#error); the tensor-core families declare their buffers with it,
+// among their own lines.
 template <Family F>
 constexpr PreambleLines config_preamble_lines(const TileShape& t) {
   PreambleLines lines;
   tile_defines(lines, t);
   FamilyTraits<F>::defines(lines, t);
+  if (!lines.defines("LOCAL_ELEMENTS")) {
+    lines.define("LOCAL_ELEMENTS", static_cast<long long>(FamilyTraits<F>::local_memory_elements(t)));
+  }
   return lines;
 }
 template <class Config>

@@ -40,6 +40,15 @@ struct PreambleLines {
     add("\n");
   }
   constexpr std::string_view view() const { return {data, size}; }
+  // Whether a line defines `name`.
+  constexpr bool defines(std::string_view name) const {
+    const std::string_view text = view();
+    for (std::size_t at = text.find("#define "); at != text.npos; at = text.find("#define ", at + 1)) {
+      const std::string_view rest = text.substr(at + 8);
+      if (rest.substr(0, name.size()) == name && rest.size() > name.size() && rest[name.size()] == ' ') return true;
+    }
+    return false;
+  }
 };
 
 }  // namespace tilegemm::detail

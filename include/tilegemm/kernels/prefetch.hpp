@@ -14,6 +14,12 @@ namespace tilegemm {
 namespace detail {
 
 inline constexpr char prefetch_helpers_source[] = R"CLC(
+#if !defined(ROW_A) || !defined(ROW_B) || !defined(A_K_CONTIGUOUS) || !defined(B_K_CONTIGUOUS) || !defined(EDGES)
+#error "kernels/prefetch.hpp needs ROW_A, ROW_B (local_row_defines) and the layouts and EDGES from the preamble"
+#endif
+#if 2 * TSK * ROW_A * VW + 2 * TSK * ROW_B * VW > LOCAL_ELEMENTS
+#error "prefetch: the two buffers of each local tile take more local memory than the host counts (LOCAL_ELEMENTS)"
+#endif
 // Each operand is read in one of two layouts, fixed at compile time:
 //   outer-contiguous (A_K_CONTIGUOUS / B_K_CONTIGUOUS = 0): A(m, k) = A[k * lda + m], B(k, n) = B[k * ldb + n];
 //   K-contiguous (= 1):                                    A(m, k) = A[m * lda + k], B(k, n) = B[n * ldb + k],
@@ -270,8 +276,9 @@ void gemm_prefetch_strips(GEMM_PARAMETERS(realV), STRIP_PARAMETERS) {
   __local real stage[STAGE];
   if (get_group_id(1) >= tile_rows) {
     multiply_strips(local_index(), (get_group_id(1) - tile_rows) * get_num_groups(0) + get_group_id(0), right_groups,
-                    strip_groups, M_all, N_all, K_all, M, N, transposes & 1, transposes & 2, alpha, beta,
-                    A_all + a_offset_all, lda_all, B_all + b_offset_all, ldb_all, C + c_offset, ldc, stage);
+                    strip_groups, M_all, N_all, K_all, M, N, transposes & TRANSPOSED_A, transposes & TRANSPOSED_B,
+                    alpha, beta, A_all + a_offset_all, lda_all, B_all + b_offset_all, ldb_all, C + c_offset, ldc,
+                    stage);
     return;
   }
   __local realV a_tiles[2][TSK * ROW_A];

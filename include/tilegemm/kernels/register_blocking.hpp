@@ -11,6 +11,9 @@ namespace tilegemm {
 namespace detail {
 
 inline constexpr char register_blocking_source[] = R"CLC(
+#if TSK * TSM + TSK * TSN > LOCAL_ELEMENTS
+#error "register_blocking: Asub and Bsub take more local memory than the host counts (LOCAL_ELEMENTS)"
+#endif
 // Reads packed operands: A is M-contiguous and B N-contiguous (B transposed), both zero-padded to whole tiles,
 // addressed in vectors of VW (offsets and leading dimensions too). K is the padded depth, a multiple of TSK.
 // Work-item (tm, tn) computes rows tm + i * THREADS_M and columns tn + j * THREADS_N of the tile, so that

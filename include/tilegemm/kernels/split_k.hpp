@@ -6,19 +6,19 @@
 
 #include "../config/tile_config.hpp"
 #include "family_defaults.hpp"
+#include "kernel_arguments.hpp"
 #include "prefetch.hpp"
 #include "program_text.hpp"
 
 namespace tilegemm {
 namespace detail {
 
-inline constexpr char split_k_source[] = R"CLC(
+inline constexpr char split_k_kernel_source[] = R"CLC(
 // The first pass of split-K: work-group (i, j, s) multiplies the s-th stretch of k_per_slice of K and writes its
 // raw sum into slice s of the dense workspace W (at s * slice_stride, leading dimension ldw); sum_slices then
 // forms C from the slices.
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
-void gemm_split_k(const int M, const int N, const int K, OPERAND_PARAMETERS(realV), __global real* W,
-                  const int slice_stride, const int ldw, const int k_per_slice) {
+void gemm_split_k(SPLIT_K_PARAMETERS) {
   __local realV a_tiles[2][TSK * ROW_A];  // two buffers: one multiplied while the other is filled
   __local realV b_tiles[2][TSK * ROW_B];
   real acc[WPTM][WPTN];
@@ -28,6 +28,8 @@ void gemm_split_k(const int M, const int N, const int K, OPERAND_PARAMETERS(real
   store_block(acc, M, N, 1, 0, W + slice_stride * get_group_id(2), ldw, true);
 }
 )CLC";
+inline constexpr auto split_k_source =
+    parameters_define<split_k_arguments>("SPLIT_K_PARAMETERS") + split_k_kernel_source;
 
 template <>
 struct FamilyTraits<Family::split_k> : FamilyDefaults {

@@ -5,6 +5,7 @@
 
 #include "../config/fixed_string.hpp"
 #include "../config/tile_config.hpp"
+#include "kernel_arguments.hpp"
 #include "preamble_lines.hpp"
 #include "program_text.hpp"
 
@@ -72,16 +73,18 @@ inline constexpr char strip_source[] = R"CLC(
 // dimension. PANEL, LANES, STAGE, WIDTH (j per pass over K, so that a work-item's sums stay in registers) and
 // IN_FLIGHT (loads of X a work-item starts at once) come from the preamble (strip_defines on the host); PANEL * LANES
 // work-items make a work-group.
+#if !defined(PANEL) || !defined(LANES) || !defined(STAGE) || !defined(WIDTH) || !defined(IN_FLIGHT)
+#error "kernels/strip.hpp needs PANEL, LANES, STAGE, WIDTH and IN_FLIGHT from the preamble (strip_defines)"
+#endif
+#if WIDTH * PANEL * (LANES + 1) > STAGE
+#error "the strip code's partial sums, WIDTH x PANEL x (LANES + 1), must fit its stage of STAGE elements"
+#endif
 #define STRIP_THREADS (PANEL * LANES)
 
-// What an entry point that also multiplies the strips takes after GEMM_PARAMETERS (the corner's): the whole M_all x
-// N_all product, K_all deep, with A_all and B_all as the caller stores them (transposes: bit 0 for A, bit 1 for B);
-// the rows of tiles' work-groups in launch dimension 1, past which the strips' are (the right strip's first, up to
-// right_groups, then the bottom's, up to strip_groups; set on the host by gemm/executor.hpp).
-#define STRIP_PARAMETERS                                                                                             \
-  const int M_all, const int N_all, const int K_all, const int transposes, __global const real* restrict A_all,     \
-      const int a_offset_all, const int lda_all, __global const real* restrict B_all, const int b_offset_all,       \
-      const int ldb_all, const int tile_rows, const int right_groups, const int strip_groups
+// STRIP_PARAMETERS (before this, from the host's table): what an entry point that also multiplies the strips takes
+// after GEMM_PARAMETERS (the corner's): the whole M_all x N_all product, K_all deep, with A_all and B_all as the caller
+// stores them (transposes: TRANSPOSED_A and TRANSPOSED_B, bits); the rows of tiles' work-groups in launch dimension
+// 1, past which the strips' are (the right strip's first, up to right_groups, then the bottom's, up to strip_groups).
 
 // X(i, k) = X[i * x_i + k * x_k] and Y(k, j) = Y[k * y_k + j * y_j] for i < count and j < width; the sums go to
 // (m, n) = (i, first_j + j) of C, or (first_j + j, i) when `transposed`.
@@ -168,6 +171,9 @@ inline void multiply_strips(const int tid, const int group, const int right_grou
   }
 }
 )CLC";
-inline constexpr TextPiece strip_code = piece(strip_source);
+inline constexpr auto strip_text = parameters_define<strip_arguments>("STRIP_PARAMETERS") +
+                                   define_line<transposed_a_bit>("TRANSPOSED_A") +
+                                   define_line<transposed_b_bit>("TRANSPOSED_B") + strip_source;
+inline constexpr TextPiece strip_code = piece(strip_text.view());
 
 }  // namespace tilegemm::detail

@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "../config/fixed_string.hpp"
+#include "kernel_arguments.hpp"
 #include "program_text.hpp"
 
 namespace tilegemm::detail {
@@ -28,6 +29,9 @@ inline TextPiece support_defines(int tile) {
 }
 
 inline constexpr char support_source[] = R"CLC(
+#ifndef PACK_TILE
+#error "kernels/support.hpp needs PACK_TILE, the side of its work-groups, from the preamble (support_defines)"
+#endif
 // tile[i - i0][o - o0] = the operand's element (o, i) for the PACK_TILE x PACK_TILE block from (o0, i0), zero outside
 // the outer x inner operand (o the outer index, m of A or n of B, and i the inner one, k), for the whole work-group.
 // The source is read column-major with leading dimension ld, contiguous along o when outer_contiguous is set and
@@ -56,10 +60,7 @@ inline void read_operand_tile(__local real (*tile)[PACK_TILE + 1], const int out
 // block (OperandAccess::padded_slices). Each problem of a batch (launch dimension 2) is src_stride elements past the
 // one before in src and dst_stride in dst.
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
-void pack_operand(const int outer, const int inner, const int outer_contiguous,
-                  __global const real* restrict src, const int src_offset, const int ld,
-                  const int outer_padded, const int inner_padded, const int tile_outer, const int row,
-                  __global real* restrict dst, const int src_stride, const int dst_stride) {
+void pack_operand(PACK_OPERAND_PARAMETERS) {
   __local real tile[PACK_TILE][PACK_TILE + 1];  // tile[i - i0][o - o0]; the +1 avoids bank conflicts
   const int x = get_local_id(0);
   const int y = get_local_id(1);
@@ -79,9 +80,7 @@ void pack_operand(const int outer, const int inner, const int outer_contiguous,
 // that its slices left in a dense workspace (slice s at s * slice_stride, leading dimension ldw). C is not read
 // when beta is zero.
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
-void sum_slices(const int M, const int N, const int slices, const real alpha, const real beta,
-                __global const real* restrict W, const int slice_stride, const int ldw,
-                __global real* C, const int c_offset, const int ldc) {
+void sum_slices(SUM_SLICES_PARAMETERS) {
   const int m = get_global_id(0);
   const int n = get_global_id(1);
   if (m < M && n < N) {
@@ -96,8 +95,7 @@ void sum_slices(const int M, const int N, const int slices, const real alpha, co
 // C = beta * C for the M x N matrix C, of each problem of a batch (c_stride elements apart); C is not read when
 // beta is zero.
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
-void scale_c(const int M, const int N, const real beta, __global real* C, const int c_offset, const int ldc,
-             const int c_stride) {
+void scale_c(SCALE_C_PARAMETERS) {
   const int m = get_global_id(0);
   const int n = get_global_id(1);
   if (m < M && n < N) {
@@ -106,7 +104,10 @@ void scale_c(const int M, const int N, const real beta, __global real* C, const 
   }
 }
 )CLC";
-inline constexpr TextPiece support_code = piece(support_source);
+inline constexpr auto support_text = parameters_define<pack_operand_arguments>("PACK_OPERAND_PARAMETERS") +
+                                     parameters_define<sum_slices_arguments>("SUM_SLICES_PARAMETERS") +
+                                     parameters_define<scale_c_arguments>("SCALE_C_PARAMETERS") + support_source;
+inline constexpr TextPiece support_code = piece(support_text.view());
 
 inline constexpr char pack_kernel_name[] = "pack_operand";
 inline constexpr char scale_kernel_name[] = "scale_c";

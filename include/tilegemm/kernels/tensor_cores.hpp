@@ -14,7 +14,8 @@
 namespace tilegemm {
 namespace detail {
 
-inline constexpr char tensor_cores_helpers_source[] = R"CLC(
+// The warps' layout of a slice and of C, shared by the tensor_cores and bulk_tensor_cores families.
+inline constexpr char tensor_cores_warps_source[] = R"CLC(
 // Reads packed operands, as the register_blocking family does: A M-contiguous and B N-contiguous, whole tiles,
 // offsets and leading dimensions in vectors of VW = 4 elements, K (the padded depth) a multiple of TSK.
 //
@@ -25,11 +26,8 @@ inline constexpr char tensor_cores_helpers_source[] = R"CLC(
 // a product MMA_K deep takes 2 * MMA_K / 4 values of A and MMA_K / 4 of B per lane (A's in the order A(g, t),
 // A(g + 8, t), A(g, t + 4), A(g + 8, t + 4), ...).
 //
-// Slices of A and B, TSK deep, pass through STAGES buffers in local memory: cp.async copies slices up to STAGES - 1
-// ahead of the one the warps multiply, and each slice costs one barrier. (Reading the next step's fragments while
-// multiplying this one measured slower on an H200: the registers it takes cost more than it hides.) A slice's tiles
-// are k-major, rows of TSM (TSN) elements, laid out so that the lanes' reads of a fragment (rows t, columns g) fall in
-// distinct banks and every row starts on 16 bytes, as the 16-byte copies need. Rows of floats have no padding: their
+// A slice's tiles of A and B, TSK deep, are k-major, rows of TSM (TSN) elements, laid out so that the lanes' reads of
+// a fragment (rows t, columns g) fall in distinct banks and every row starts on 16 bytes, as the 16-byte copies need. Rows of floats have no padding: their
 // 16-byte pieces are swizzled, piece p of row k at p ^ 2 (k % 4) (with lane blocks, below, as LANE_SWIZZLE says), so
 // that a read's 8 floats of each of 4 rows meet 8 distinct pieces of 4 banks, as do the 8 pieces of a row that copies
 // write at once; a stage more of 128 x 128 fits in the 48 KiB of local memory a work-group has on NVIDIA GPUs (tf32x3
@@ -37,6 +35,10 @@ inline constexpr char tensor_cores_helpers_source[] = R"CLC(
 // Rows of doubles have ROW_PAD_DOUBLE of padding instead: the same layout swizzled measured 15% slower on an H200 in
 // double (the compiler ordered the slice's products after its loads, where with padding it moved some past the
 // barrier).
+#if !defined(WARPS_M) || !defined(WARPS_N) || !defined(WM) || !defined(WN) || !defined(STAGES) || \
+    !defined(PENDING_SLICES) || !defined(ROW_PAD_DOUBLE) || !defined(BAND_TILES) || !defined(MMA)
+#error "kernels/tensor_cores.hpp needs the warps, stages and row padding (warp_defines) and MMA from the preamble"
+#endif
 #define TILES_M (WM / 16)
 #define TILES_N (WN / 8)
 #if MMA == MMA_FP64_SM80 || TSK % 8 != 0
@@ -60,6 +62,10 @@ inline constexpr char tensor_cores_helpers_source[] = R"CLC(
 #define ROW_A (TSM + (DOUBLE_ROWS ? ROW_PAD_DOUBLE : 0))
 #define ROW_B (TSN + (DOUBLE_ROWS ? ROW_PAD_DOUBLE : 0))
 #define SLICE_ELEMENTS (TSK * (ROW_A + ROW_B))
+// The rows and slices above in double, the most they take (the preprocessor has no sizeof), against the host's count.
+#if STAGES * TSK * ((TSM + ROW_PAD_DOUBLE) + (TSN + ROW_PAD_DOUBLE)) > LOCAL_ELEMENTS
+#error "tensor_cores: STAGES slices of A and B take more local memory than the host counts (LOCAL_ELEMENTS)"
+#endif
 #define PIECE ((int)(16 / sizeof(real)))  // elements in a 16-byte copy
 // Where row k's elements lie: column x at x ^ SWIZZLE_A(k) (SWIZZLE_B(k)). With lane blocks of P pieces, the 4 rows'
 // swizzles take the bits of a piece's number that g leaves alone, so that the 8 lanes of a quarter of a warp (2
@@ -75,6 +81,13 @@ inline constexpr char tensor_cores_helpers_source[] = R"CLC(
 #define SPAN (8 * PIECE)                  // the swizzle moves elements within aligned spans of 8 pieces
 #define SPAN_PLACES (SPAN / 8)            // places of a lane's column g + 8 v in a span, v < SPAN_PLACES
 #define PLACES 4                          // at least SPAN_PLACES and a lane block's pieces
+)CLC";
+
+// The tensor_cores family's own pipeline: every work-item copies 16 bytes at a time with cp.async.
+inline constexpr char tensor_cores_pipeline_source[] = R"CLC(
+// Slices of A and B, TSK deep, pass through STAGES buffers in local memory: cp.async copies slices up to STAGES - 1
+// ahead of the one the warps multiply, and each slice costs one barrier. (Reading the next step's fragments while
+// multiplying this one measured slower on an H200: the registers it takes cost more than it hides.)
 #define SLICE_PIECES_A (TSK * TSM / PIECE)  // 16-byte copies of A and of B per slice
 #define SLICE_PIECES_B (TSK * TSN / PIECE)
 #define PIECES_A ((SLICE_PIECES_A + THREADS - 1) / THREADS)  // per work-item, at most
@@ -117,6 +130,10 @@ inline void copy_slice(__local real* slice, __global const real* a, const int ld
   }
 }
 
+)CLC";
+
+// The products of one 16 x 8 tile in TF32 (float only), then in double.
+inline constexpr char tensor_cores_tf32_mma_source[] = R"CLC(
 #if MMA == MMA_TF32X3 || MMA == MMA_TF32
 // d += a * b on one 16 x 8 tile, MMA_K deep, from fragments of TF32 values.
 inline void mma_tf32(float* d, const float* a, const float* b) {
@@ -131,7 +148,11 @@ inline void mma_tf32(float* d, const float* a, const float* b) {
       : "r"(as_uint(a[0])), "r"(as_uint(a[1])), "r"(as_uint(b[0])));
 #endif
 }
-#elif MMA == MMA_FP64_SM90
+#endif
+
+)CLC";
+inline constexpr char tensor_cores_fp64_mma_source[] = R"CLC(
+#if MMA == MMA_FP64_SM90
 // d += a * b on one 16 x 8 tile, MMA_K deep, in IEEE double.
 inline void mma_fp64(double* d, const double* a, const double* b) {
 #if MMA_K == 16
@@ -162,6 +183,10 @@ inline void mma_fp64(double* d, const double* a, const double* b) {
 }
 #endif
 
+)CLC";
+
+// Reading a step's fragments from a slice.
+inline constexpr char tensor_cores_fragments_source[] = R"CLC(
 // The lane's fragments of one step of k (MMA_K deep, from k on) of a slice. a_place[v] is where the lane's element
 // of A in row t and column warp_m + g + 8 v lies in the slice (b_place the same for B); columns c spans further on
 // lie c spans further (the swizzle keeps elements within their span), and rows 4 on, 4 rows further (it repeats
@@ -206,6 +231,11 @@ inline void load_fragments(__local const real* slice, const int a_place[PLACES],
 #endif
 }
 
+)CLC";
+
+// A step's products in TF32 (3xTF32 or TF32, float only), then in double.
+inline constexpr char tensor_cores_tf32_multiply_source[] = R"CLC(
+#if MMA == MMA_TF32X3 || MMA == MMA_TF32
 // acc += a * b for one step of k, every tile of the warp; with low_products (tf32x3 only) a_low * b_low too.
 inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS], real acc[TILES_M][TILES_N][4],
                                const bool low_products) {
@@ -256,7 +286,7 @@ inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS
 #pragma unroll
       for (int v = 0; v < 4; ++v) acc[i][j][v] += part[j][v];
   }
-#elif MMA == MMA_TF32
+#else  // MMA_TF32
 #pragma unroll
   for (int i = 0; i < TILES_M; ++i)
 #pragma unroll
@@ -269,14 +299,27 @@ inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS
   for (int i = 0; i < TILES_M; ++i)
 #pragma unroll
     for (int j = 0; j < TILES_N; ++j) mma_tf32(acc[i][j], a[i], b[j]);
-#else
+#endif
+}
+#endif
+
+)CLC";
+inline constexpr char tensor_cores_fp64_multiply_source[] = R"CLC(
+#if MMA != MMA_TF32X3 && MMA != MMA_TF32
+// acc += a * b for one step of k, every tile of the warp (low_products is tf32x3's).
+inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS], real acc[TILES_M][TILES_N][4],
+                               const bool low_products) {
 #pragma unroll
   for (int i = 0; i < TILES_M; ++i)
 #pragma unroll
     for (int j = 0; j < TILES_N; ++j) mma_fp64(acc[i][j], a[i], b[j]);
-#endif
 }
+#endif
 
+)CLC";
+
+// A slice's products, where a work-group's tile starts, where a work-item works, and storing C.
+inline constexpr char tensor_cores_slices_source[] = R"CLC(
 // acc += the products of a slice, every tile of the warp.
 inline void multiply_slice(__local const real* slice, const int a_place[PLACES], const int b_place[PLACES],
                            real acc[TILES_M][TILES_N][4], const bool low_products) {
@@ -414,8 +457,16 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
 }
 )CLC";
 
-// to_tf32, then the code the tensor_cores and bulk_tensor_cores families share.
-inline constexpr auto tensor_cores_helpers = fixed_string(tf32_rounding_source) + tensor_cores_helpers_source;
+// The tensor_cores family's code: to_tf32, the warps' layout, its cp.async pipeline, and the products in TF32 and in
+// double, in this order.
+inline constexpr auto tensor_cores_helpers =
+    fixed_string(tf32_rounding_source) + tensor_cores_warps_source + tensor_cores_pipeline_source +
+    tensor_cores_tf32_mma_source + tensor_cores_fp64_mma_source + tensor_cores_fragments_source +
+    tensor_cores_tf32_multiply_source + tensor_cores_fp64_multiply_source + tensor_cores_slices_source;
+// The same without TF32 and without the pipeline: the code bulk_tensor_cores (double only, its own copies) takes.
+inline constexpr auto tensor_cores_fp64_helpers = fixed_string(tensor_cores_warps_source) +
+                                                  tensor_cores_fp64_mma_source + tensor_cores_fragments_source +
+                                                  tensor_cores_fp64_multiply_source + tensor_cores_slices_source;
 
 // Padding of each k-row of a slice of doubles in local memory, in elements: 4 doubles keep the lanes' reads of a
 // fragment in distinct banks (rows t and columns g: t * ROW falls on distinct multiples of 4 eight-byte pairs) and
@@ -424,10 +475,18 @@ inline constexpr int tensor_row_pad_double = 4;
 // Rows of tiles in a band of work-groups (see the kernel text): the 132 work-groups of a wave at 8192 read 8 panels
 // of A and 17 of B rather than 64 and 3. 8 and 16 measured the same; L2 prefetch hints on the copies gained nothing.
 inline constexpr int tensor_band_tiles = 8;
-// STAGES slices of A and B, TSK rows of TSM and TSN elements each, counted with the doubles' padding (floats use
-// less of it).
+// The elements of a k-row of a slice of doubles of a tile of `tile` rows (TSM or TSN) in local memory: ROW_A and
+// ROW_B in the kernel text, which checks its slices against the host's count with them (#error); also the rows of
+// the operands bulk_tensor_cores reads (OperandAccess::padded_slices).
+constexpr int padded_row(int tile) { return tile + tensor_row_pad_double; }
+// A slice of A and one of B, TSK rows each, counted with the doubles' padding (floats use less of it):
+// SLICE_ELEMENTS in the kernel text.
+constexpr std::size_t padded_slice_elements(const TileShape& t) {
+  return static_cast<std::size_t>(t.tsk) * (padded_row(t.tsm) + padded_row(t.tsn));
+}
+// STAGES such slices.
 constexpr std::size_t tensor_cores_local_elements(const TileShape& t) {
-  return static_cast<std::size_t>(t.stages) * t.tsk * (t.tsm + t.tsn + 2 * tensor_row_pad_double);
+  return static_cast<std::size_t>(t.stages) * padded_slice_elements(t);
 }
 
 // The compute capabilities (major * 10 + minor) from which mma.sync multiplies TF32 and FP64 (8.0), and from which

@@ -42,6 +42,9 @@ inline constexpr char warpgroup_mma_layout_source[] = R"CLC(
 // buffer whose products were just waited for is copied into at once, so AHEAD is SLOTS - MMA_PENDING. (Copies of 16
 // bytes by every work-item with cp.async, with a work-group barrier per slice, ran slower: see
 // warpgroup_barrier_bytes.)
+#if !defined(STAGES) || !defined(LOCAL_ELEMENTS) || !defined(MMA_PENDING) || !defined(SUMMED_DEPTH) || !defined(MMA)
+#error "kernels/warpgroup_mma.hpp needs STAGES, LOCAL_ELEMENTS, MMA_PENDING, SUMMED_DEPTH and MMA from the preamble"
+#endif
 #define PARTS (TSN / 128)  // parts of 64 x 128 per warpgroup
 #if MMA == MMA_TF32X3
 #define SPLIT 2  // a slice of each operand is its high TF32 part, then its low one (kernels/core_tiles.hpp)
@@ -236,8 +239,8 @@ void gemm_warpgroup_mma_strips(GEMM_PARAMETERS(realV), STRIP_PARAMETERS) {
   if (get_group_id(1) >= tile_rows) {
     multiply_strips(get_local_id(1) * THREADS_M + get_local_id(0),
                     (get_group_id(1) - tile_rows) * get_num_groups(0) + get_group_id(0), right_groups, strip_groups,
-                    M_all, N_all, K_all, M, N, transposes & 1, transposes & 2, alpha, beta, A_all + a_offset_all,
-                    lda_all, B_all + b_offset_all, ldb_all, C + c_offset, ldc, slices);
+                    M_all, N_all, K_all, M, N, transposes & TRANSPOSED_A, transposes & TRANSPOSED_B, alpha, beta,
+                    A_all + a_offset_all, lda_all, B_all + b_offset_all, ldb_all, C + c_offset, ldc, slices);
     return;
   }
   multiply_tile(slices, M, N, K, alpha, beta, A + a_offset, B + b_offset, C + c_offset, ldc);

@@ -11,6 +11,9 @@ namespace tilegemm {
 namespace detail {
 
 inline constexpr char wide_types_source[] = R"CLC(
+#if TSK * (TSM / VW) * VW + TSK * TSN > LOCAL_ELEMENTS
+#error "wide_types: Asub and Bsub take more local memory than the host counts (LOCAL_ELEMENTS)"
+#endif
 // Reads packed operands: A is M-contiguous and B N-contiguous (B transposed), both zero-padded to whole tiles,
 // addressed in vectors of VW (offsets and leading dimensions too). K is the padded depth, a multiple of TSK.
 // Each work-item holds a vector of VW consecutive rows of one column of C and updates it with one vector
