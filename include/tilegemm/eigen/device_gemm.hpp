@@ -11,15 +11,16 @@
 #include <vector>
 
 #include "../gemm/gemm.hpp"
+#include "../host/host_gemm.hpp"
+#include "../host/pending.hpp"
+#include "../host/transfers.hpp"
 #include "../runtime/call_context.hpp"
 #include "../runtime/error.hpp"
 #include "../runtime/scratch_pool.hpp"
 #include "device_matrix.hpp"
 #include "eigen_operand.hpp"
 #include "gpu_gemm.hpp"
-#include "pending.hpp"
 #include "shapes.hpp"
-#include "transfers.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -82,7 +83,8 @@ struct DeviceCall {
     } else {
       InputOperand<S> storage;
       describe_input(x, storage);
-      require_dense_copy_fits(call.limits, "a host operand", storage.rows, storage.cols, sizeof(S));
+      require_dense_copy_fits(call.limits, "tilegemm::gpu_gemm", "a host operand", storage.rows, storage.cols,
+                              sizeof(S));
       auto upload = std::make_shared<ScratchBuffer>(call, std::max<std::size_t>(dense_bytes(storage), sizeof(S)));
       if (storage.rows * storage.cols > 0) to_device(call.queue, storage, upload->buffer());
       uploads.push_back(upload);
@@ -160,7 +162,7 @@ Pending<void> multiply_into(const cl::CommandQueue& queue, const KernelDescripti
         if (beta != S(0)) to_device(queue, storage, result->buffer());
         const DeviceView<S> view = storage.transposed ? result->view().transpose() : result->view();
         const cl::Event product = call.product(config, av, bv, view, alpha, beta);
-        const cl::Event done = start_reading(queue, result->buffer(), storage, {product}, 0, result->ld());
+        const cl::Event done = start_reading(queue, result->buffer(), storage, {product}, 0, result->ld(), true);
         auto keep = std::make_shared<std::pair<std::shared_ptr<void>, std::shared_ptr<DeviceMatrix<S>>>>(
             call.keep_until(done), result);
         return Pending<void>::enqueued_void(done, keep);

@@ -15,6 +15,7 @@
 #include "../gemm/batched_arguments.hpp"
 #include "../gemm/gemm.hpp"
 #include "../gemm/overlap.hpp"
+#include "../host/transfers.hpp"
 #include "../runtime/call_context.hpp"
 #include "../runtime/error.hpp"
 #include "../runtime/opencl.hpp"
@@ -24,7 +25,6 @@
 #include "device_matrix.hpp"
 #include "gpu_gemm_batched.hpp"
 #include "shapes.hpp"
-#include "transfers.hpp"
 
 namespace tilegemm {
 namespace detail {

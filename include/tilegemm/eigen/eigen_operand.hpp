@@ -6,16 +6,9 @@
 #include <algorithm>
 #include <cstdint>
 
-namespace tilegemm::detail {
+#include "../host/host_operand.hpp"
 
-template <class Scalar, class Pointer = const Scalar*>
-struct HostOperand {
-  Pointer data = nullptr;  // first element of the storage
-  Eigen::Index rows = 0;   // rows and columns of the storage, read column-major with leading dimension ld;
-  Eigen::Index cols = 0;   // the operand is that matrix, or its transpose when `transposed`
-  Eigen::Index ld = 1;
-  bool transposed = false;
-};
+namespace tilegemm::detail {
 
 template <class Derived>
 inline constexpr bool has_direct_access = (Eigen::internal::traits<Derived>::Flags & Eigen::DirectAccessBit) != 0;
@@ -43,18 +36,6 @@ bool direct_storage(Derived& x, HostOperand<typename Derived::Scalar, Pointer>& 
 }
 
 // A read-only operand; `evaluated` owns the values of expressions without direct storage (sums, products...).
-// Whether two storages share memory: whether the spans from their first to their last element overlap (so two
-// blocks of rows of one matrix do, as their columns interleave).
-template <class Scalar, class P, class Q>
-bool storages_overlap(const HostOperand<Scalar, P>& x, const HostOperand<Scalar, Q>& y) {
-  if (x.rows == 0 || x.cols == 0 || y.rows == 0 || y.cols == 0) return false;
-  const auto begin = [](const auto& s) { return reinterpret_cast<std::uintptr_t>(s.data); };
-  const auto end = [](const auto& s) {
-    return reinterpret_cast<std::uintptr_t>(s.data + (s.cols - 1) * s.ld + s.rows);
-  };
-  return begin(x) < end(y) && begin(y) < end(x);
-}
-
 template <class Scalar>
 struct InputOperand : HostOperand<Scalar> {
   Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> evaluated;

@@ -61,7 +61,38 @@ inline void require(bool ok, const std::string& message) {
   if (!ok) fail(message);
 }
 
+// The buffer core's checks name tilegemm::gemm (or gemm_strided_batched) in their messages: the result of `check`,
+// with `function`, the one the user called, named instead where another front end makes them.
+template <class Check>
+auto naming(const std::string& function, Check&& check) {
+  try {
+    return check();
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    const std::size_t end = message.find(": ");
+    if (message.rfind("tilegemm::gemm", 0) != 0 || end == std::string::npos) throw;
+    throw std::invalid_argument(function + message.substr(end));
+  }
+}
+
 inline constexpr long long index_limit = INT_MAX;  // the kernels index buffers with 32-bit ints
+
+// The leading dimension of a stored operand of `rows` rows: at least its rows (and 1), as in BLAS.
+inline void check_leading_dimension(const std::string& name, long long ld, long long rows) {
+  if (ld < (rows > 1 ? rows : 1))
+    fail("the leading dimension of " + name + " is " + std::to_string(ld) + " but must be at least the " +
+         std::to_string(rows) + " rows it has as stored (column-major).");
+}
+
+// m, n and k: not negative, and within the kernels' 32-bit indices.
+inline void check_sizes(long long m, long long n, long long k) {
+  if (m < 0 || n < 0 || k < 0)
+    fail("m, n and k must not be negative (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+         ", k = " + std::to_string(k) + ").");
+  if (m > index_limit || n > index_limit || k > index_limit)
+    fail("m, n and k must fit in a 32-bit int (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+         ", k = " + std::to_string(k) + ").");
+}
 
 // Checks where one stored rows x cols operand lies (offset and leading dimension, in elements), with no arithmetic
 // that can overflow on any input, and returns it in int terms; `needed` is the elements of its buffer it spans.
@@ -71,9 +102,7 @@ inline Storage check_storage(const std::string& name, long long offset, long lon
   if (offset > index_limit)
     fail("the offset of " + name + " is " + std::to_string(offset) +
          "; tilegemm indexes buffers with 32-bit integers, so it must be at most " + std::to_string(index_limit) + ".");
-  if (ld < (rows > 1 ? rows : 1))
-    fail("the leading dimension of " + name + " is " + std::to_string(ld) + " but must be at least the " +
-         std::to_string(rows) + " rows it has as stored (column-major).");
+  check_leading_dimension(name, ld, rows);
   if (ld > index_limit)
     fail("the leading dimension of " + name + " is " + std::to_string(ld) +
          "; tilegemm indexes buffers with 32-bit integers, so it must be at most " + std::to_string(index_limit) + ".");
@@ -136,12 +165,7 @@ inline CheckedStorage check_sizes_and_storage(Transpose trans_a, Transpose trans
                                               long long ldc) {
   const bool ta = check_transpose("trans_a", trans_a);
   const bool tb = check_transpose("trans_b", trans_b);
-  if (m < 0 || n < 0 || k < 0)
-    fail("m, n and k must not be negative (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
-         ", k = " + std::to_string(k) + ").");
-  if (m > index_limit || n > index_limit || k > index_limit)
-    fail("m, n and k must fit in a 32-bit int (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
-         ", k = " + std::to_string(k) + ").");
+  check_sizes(m, n, k);
   CheckedStorage s;
   GemmProblem& p = s.problem;
   p.alpha = alpha;

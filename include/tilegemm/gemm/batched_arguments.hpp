@@ -21,20 +21,6 @@ namespace tilegemm::detail {
   throw std::invalid_argument("tilegemm::gemm_strided_batched: " + message);
 }
 
-// The checks a batch shares with one product name tilegemm::gemm (or gemm_strided_batched) in their messages: the
-// result of `check`, with `function`, the one the user called, named instead.
-template <class Check>
-auto naming(const std::string& function, Check&& check) {
-  try {
-    return check();
-  } catch (const std::invalid_argument& e) {
-    const std::string message = e.what();
-    const std::size_t end = message.find(": ");
-    if (message.rfind("tilegemm::gemm", 0) != 0 || end == std::string::npos) throw;
-    throw std::invalid_argument(function + message.substr(end));
-  }
-}
-
 // Checks the stride between the problems' copies of one operand (in elements) and returns the elements of its buffer
 // the whole batch spans, given `needed`, what one problem spans; no arithmetic here can overflow on any input.
 inline long long check_stride(const std::string& name, long long stride, long long batch_count, long long needed) {

@@ -1,4 +1,4 @@
-// eigen/staged_product: C = alpha * op(A) * op(B) + beta * C from host memory to host memory at the bus's speed:
+// host/staged_product: C = alpha * op(A) * op(B) + beta * C from host memory to host memory at the bus's speed:
 // operands go through pinned slots (copied in and out by several host threads), and C is made in blocks so that
 // uploading what the next block needs, multiplying this one and downloading the last one overlap on three queues.
 #pragma once
@@ -16,7 +16,7 @@
 #include "../runtime/host_threads.hpp"
 #include "../runtime/scratch_pool.hpp"
 #include "../runtime/staging.hpp"
-#include "eigen_operand.hpp"
+#include "host_operand.hpp"
 #include "transfers.hpp"
 
 namespace tilegemm::detail {
