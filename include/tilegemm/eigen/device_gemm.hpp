@@ -144,8 +144,8 @@ std::function<void(const DeviceMatrix<S>&)> writer_to(C&& c) {
 // (which must stay alive until the commands end) through a device copy, read back into C's storage as soon as the
 // product ends, or on the waiting thread where C's storage is not plain columns.
 template <class S, class A, class B, class C>
-Pending<void> multiply_into(const cl::CommandQueue& queue, const KernelDescription* config, const A& a, const B& b,
-                            C&& c, S alpha, S beta) {
+Pending<void> multiply_into_device(const cl::CommandQueue& queue, const KernelDescription* config, const A& a,
+                                   const B& b, C&& c, S alpha, S beta) {
   try {
     check_product_shapes(a.rows(), a.cols(), b.rows(), b.cols(), c.rows(), c.cols());
     DeviceCall<S> call(queue);
@@ -176,6 +176,18 @@ Pending<void> multiply_into(const cl::CommandQueue& queue, const KernelDescripti
     }
   } catch (...) {
     return Pending<void>::failed(std::current_exception());
+  }
+}
+
+// The asynchronous in-place forms: on host operands only the host floor's entry (out-of-order queues included, as
+// for the blocking forms), with any device operand the device's.
+template <class S, class A, class B, class C>
+Pending<void> multiply_into(const cl::CommandQueue& queue, const KernelDescription* config, const A& a, const B& b,
+                            C&& c, S alpha, S beta) {
+  if constexpr (any_device_v<A, B, C>) {
+    return multiply_into_device(queue, config, a, b, std::forward<C>(c), alpha, beta);
+  } else {
+    return multiply_host(queue, config, a, b, std::forward<C>(c), alpha, beta, false);
   }
 }
 
@@ -231,11 +243,7 @@ Pending<void> gpu_gemm_async(const cl::CommandQueue& queue, const A& a, const B&
   using S = detail::scalar_of_t<A>;
   static_assert(std::is_same_v<S, detail::scalar_of_t<B>> && std::is_same_v<S, detail::scalar_of_t<C>>,
                 "tilegemm::gpu_gemm: A, B and C must have the same scalar type; cast one with .cast<T>().");
-  if constexpr (detail::is_eigen_v<C>) {
-    static_assert(!std::is_const_v<std::remove_reference_t<C>> &&
-                      (Eigen::internal::traits<std::decay_t<C>>::Flags & Eigen::LvalueBit) != 0,
-                  "tilegemm::gpu_gemm: C must be writable (a Matrix, a block of one or a Map of non-const data).");
-  }
+  if constexpr (detail::is_eigen_v<C>) detail::require_writable<C>();
   return detail::multiply_into(queue, detail::description_of<Config>(), a, b, std::forward<C>(c), alpha, beta);
 }
 template <class Config = AutoConfig, class A, class B, class C,
@@ -276,8 +284,7 @@ Pending<void> gpu_gemm_async(const cl::CommandQueue& queue, const Eigen::MatrixB
   detail::check_scalars<DA, DB>();
   static_assert(std::is_same_v<typename DA::Scalar, typename DC::Scalar>,
                 "tilegemm::gpu_gemm: C must have the scalar type of A and B.");
-  static_assert((Eigen::internal::traits<DC>::Flags & Eigen::LvalueBit) != 0,
-                "tilegemm::gpu_gemm: C must be writable (a Matrix, a block of one or a Map of non-const data).");
+  detail::require_writable<DC>();
   return detail::multiply_into(queue, detail::description_of<Config>(), a.derived(), b.derived(), c.derived(), alpha,
                                beta);
 }
@@ -286,8 +293,7 @@ Pending<void> gpu_gemm_async(const cl::CommandQueue& queue, const Eigen::MatrixB
                              const Eigen::MatrixBase<DB>& b, Eigen::MatrixBase<DC>&& c, typename DA::Scalar alpha,
                              typename DA::Scalar beta) {
   detail::check_scalars<DA, DB>();
-  static_assert((Eigen::internal::traits<DC>::Flags & Eigen::LvalueBit) != 0,
-                "tilegemm::gpu_gemm: C must be writable (a Matrix, a block of one or a Map of non-const data).");
+  detail::require_writable<DC>();
   return detail::multiply_into(queue, detail::description_of<Config>(), a.derived(), b.derived(),
                                std::move(c.derived()), alpha, beta);
 }

@@ -5,10 +5,22 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "../host/host_operand.hpp"
 
 namespace tilegemm::detail {
+
+// Whether an Eigen expression can take a result: not const, and an lvalue to Eigen.
+template <class C>
+inline constexpr bool is_writable_v = !std::is_const_v<std::remove_reference_t<C>> &&
+                                      (Eigen::internal::traits<std::decay_t<C>>::Flags & Eigen::LvalueBit) != 0;
+// The rule every form that writes a host C states (C passed as such, or `const C` where it is const).
+template <class C>
+constexpr void require_writable() {
+  static_assert(is_writable_v<C>,
+                "tilegemm: C must be writable (a Matrix, a block of one or a Map of non-const data).");
+}
 
 template <class Derived>
 inline constexpr bool has_direct_access = (Eigen::internal::traits<Derived>::Flags & Eigen::DirectAccessBit) != 0;

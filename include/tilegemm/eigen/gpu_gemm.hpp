@@ -2,6 +2,8 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -24,6 +26,52 @@
 namespace tilegemm {
 namespace detail {
 
+// Writes a host result into C on the waiting thread: a block passed as a temporary is kept by value (it refers to
+// its matrix's memory), a named matrix by reference.
+template <class S, class C>
+std::function<void(const Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>&)> host_writer_to(C&& c) {
+  using Result = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+  if constexpr (std::is_lvalue_reference_v<C>) {
+    return [destination = &c](const Result& result) { *destination = result; };
+  } else {
+    return [destination = std::decay_t<C>(c)](const Result& result) mutable { destination = result; };
+  }
+}
+
+// c = alpha * a * b + beta * c on Eigen operands in host memory: the one entry of every such form, blocking or not
+// (`blocking`: C is written before it returns). A and B are read before it returns. A C without plain columns (an
+// inner stride) takes the product in a dense copy, written into it on the waiting thread; the rest (aliasing,
+// k = 0, the staged and direct paths) is the host floor's, host/host_gemm.hpp.
+template <class S, class A, class B, class C>
+Pending<void> multiply_host(const cl::CommandQueue& queue, const KernelDescription* config, const A& a, const B& b,
+                            C&& c, S alpha, S beta, bool blocking) {
+  try {
+    check_product_shapes(a.rows(), a.cols(), b.rows(), b.cols(), c.rows(), c.cols());
+    if (c.size() == 0) return Pending<void>::enqueued_void(cl::Event());
+    HostOperand<S, S*> storage_c;
+    if (!direct_storage(c, storage_c)) {  // e.g. a Map with an inner stride: go through a copy
+      auto result = std::make_shared<Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>>(c.rows(), c.cols());
+      if (beta != S(0)) *result = c;
+      auto product =
+          std::make_shared<Pending<void>>(multiply_host(queue, config, a, b, *result, alpha, beta, blocking));
+      Pending<void> pending = Pending<void>::enqueued_void(product->event());
+      pending.then([product, result, write = host_writer_to<S>(std::forward<C>(c))] {
+        product->wait();
+        write(*result);
+      });
+      if (blocking) pending.wait();
+      return pending;
+    }
+    InputOperand<S> storage_a, storage_b;
+    describe_input(a, storage_a);
+    describe_input(b, storage_b);
+    return host_gemm(queue, config, "tilegemm::gpu_gemm",
+                     host_product_of<S>(storage_a, storage_b, storage_c, alpha, beta), blocking);
+  } catch (...) {
+    return Pending<void>::failed(std::current_exception());
+  }
+}
+
 template <class DA, class DB>
 void check_scalars() {
   using Scalar = typename DA::Scalar;
@@ -44,23 +92,9 @@ void gpu_gemm(const cl::CommandQueue& queue, const Eigen::MatrixBase<DA>& a, con
   detail::check_scalars<DA, DB>();
   static_assert(std::is_same_v<Scalar, typename DC::Scalar>,
                 "tilegemm::gpu_gemm: C must have the scalar type of A and B.");
-  static_assert((Eigen::internal::traits<DC>::Flags & Eigen::LvalueBit) != 0,
-                "tilegemm::gpu_gemm: C must be writable (a Matrix, a block of one or a Map of non-const data).");
-  detail::check_product_shapes(a.rows(), a.cols(), b.rows(), b.cols(), c.rows(), c.cols());
-  if (c.size() == 0) return;
-  detail::HostOperand<Scalar, Scalar*> storage_c;
-  if (!detail::direct_storage(c.derived(), storage_c)) {  // e.g. a Map with an inner stride: go through a copy
-    Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> result(c.rows(), c.cols());
-    if (beta != Scalar(0)) result = c;
-    gpu_gemm<Config>(queue, a, b, result, alpha, beta);
-    c = result;
-    return;
-  }
-  detail::InputOperand<Scalar> storage_a, storage_b;
-  detail::describe_input(a, storage_a);
-  detail::describe_input(b, storage_b);
-  detail::host_gemm(queue, detail::description_of<Config>(), "tilegemm::gpu_gemm",
-                    detail::host_product_of<Scalar>(storage_a, storage_b, storage_c, alpha, beta), true)
+  detail::require_writable<DC>();
+  detail::multiply_host(queue, detail::description_of<Config>(), a.derived(), b.derived(), c.derived(), alpha, beta,
+                        true)
       .get();
 }
 
@@ -88,16 +122,12 @@ void gpu_gemm(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b, Ei
 template <class Config = AutoConfig, class DA, class DB, class DC>
 void gpu_gemm(const cl::CommandQueue&, const Eigen::MatrixBase<DA>&, const Eigen::MatrixBase<DB>&,
               const Eigen::MatrixBase<DC>&, typename DA::Scalar, typename DA::Scalar) {
-  static_assert(sizeof(DC) == 0,
-                "tilegemm::gpu_gemm: C must be writable (a Matrix, a block of one or a Map of non-const data); this C "
-                "is const.");
+  detail::require_writable<const DC>();
 }
 template <class Config = AutoConfig, class DA, class DB, class DC>
 void gpu_gemm(const Eigen::MatrixBase<DA>&, const Eigen::MatrixBase<DB>&, const Eigen::MatrixBase<DC>&,
               typename DA::Scalar, typename DA::Scalar) {
-  static_assert(sizeof(DC) == 0,
-                "tilegemm::gpu_gemm: C must be writable (a Matrix, a block of one or a Map of non-const data); this C "
-                "is const.");
+  detail::require_writable<const DC>();
 }
 
 }  // namespace tilegemm

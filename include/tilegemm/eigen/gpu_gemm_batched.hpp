@@ -127,8 +127,7 @@ void check_batch_types() {
   require_supported_scalar<Scalar>();
   static_assert(std::is_same_v<Scalar, typename MatrixB::Scalar> && std::is_same_v<Scalar, typename MatrixC::Scalar>,
                 "tilegemm::gpu_gemm_batched: A, B and C must have the same scalar type; cast one with .cast<T>().");
-  static_assert((Eigen::internal::traits<MatrixC>::Flags & Eigen::LvalueBit) != 0,
-                "tilegemm::gpu_gemm_batched: C must be writable (Matrix objects, or Maps of non-const data).");
+  require_writable<MatrixC>();
 }
 
 }  // namespace detail
