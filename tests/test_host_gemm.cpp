@@ -357,3 +357,29 @@ TEMPLATE_TEST_CASE("DeviceMatrix construction errors name DeviceMatrix, not gemm
   CHECK_THROWS_WITH(tilegemm::DeviceMatrix<S>(small, 2, 2, 2, -1, queue), named);  // a negative offset
   CHECK_THROWS_WITH(tilegemm::DeviceMatrix<S>(cl::Buffer(), 2, 2, 2, 0, queue), named);
 }
+
+TEST_CASE("call options: the front end's defaults are read once, at the call's entry, into its context",
+          "[host_gemm]") {
+  using tilegemm::MathMode;
+  using tilegemm::detail::CallContext;
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  tilegemm::detail::DeviceLimits described = CallContext::of(queue).limits;
+  described.name = "a described device";
+  const CallContext call = [&] {
+    const tilegemm::ScopedMathMode tf32(MathMode::tf32);
+    const tilegemm::detail::ScopedDeviceDescription as(described);
+    const tilegemm::detail::ScopedStagedPath staged(forced_staging());
+    return CallContext::of(queue);
+  }();
+  // The scopes have ended; the context keeps what they said when it was made.
+  CHECK(call.options.math == MathMode::tf32);
+  CHECK(call.limits.name == "a described device");
+  CHECK(call.options.staged.from_bytes == 0);
+  CHECK(CallContext::of(queue).limits.name != "a described device");
+  // Options passed explicitly win over the defaults.
+  tilegemm::detail::CallOptions options;
+  options.math = MathMode::tf32x3;
+  const tilegemm::ScopedMathMode ieee(MathMode::ieee);
+  CHECK(CallContext::of(queue, options).options.math == MathMode::tf32x3);
+  CHECK(tilegemm::math_mode() == MathMode::ieee);
+}

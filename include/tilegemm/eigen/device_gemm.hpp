@@ -97,10 +97,16 @@ struct DeviceCall {
   cl::Event product(const KernelDescription* config, const DeviceView<S>& a, const DeviceView<S>& b,
                     const DeviceView<S>& c, S alpha, S beta) {
     if (c.transposed()) return product(config, b.transpose(), a.transpose(), c.transpose(), alpha, beta);
-    const GemmProblem p = check_arguments<S>(call.context, a.transposed() ? Transpose::yes : Transpose::no,
-                                             b.transposed() ? Transpose::yes : Transpose::no, c.rows(), c.cols(),
-                                             a.cols(), alpha, a.buffer(), a.offset(), a.ld(), b.buffer(), b.offset(),
-                                             b.ld(), beta, c.buffer(), c.offset(), c.ld());
+    const GemmProblem p = check_arguments(call.context, {a.transposed() ? Transpose::yes : Transpose::no,
+                                                         b.transposed() ? Transpose::yes : Transpose::no,
+                                                         c.rows(),
+                                                         c.cols(),
+                                                         a.cols(),
+                                                         scalar_value(alpha),
+                                                         {a.buffer(), a.offset(), a.ld()},
+                                                         {b.buffer(), b.offset(), b.ld()},
+                                                         scalar_value(beta),
+                                                         {c.buffer(), c.offset(), c.ld()}});
     return run_gemm(call, config, p, {});
   }
 

@@ -110,9 +110,17 @@ void multiply_batch(const cl::CommandQueue& queue, const KernelDescription* conf
     device_c = std::make_unique<ScratchBuffer>(call, sizeof(Scalar) * static_cast<std::size_t>(host_c.size()));
   }
   const GemmProblem p = naming(gpu_gemm_batched_name, [&] {
-    return check_batched_arguments<Scalar>(call.context, Transpose::no, Transpose::no, m, n, k, alpha,
-                                           device_a->buffer(), 0, m, m * k, device_b->buffer(), 0, k, k * n, beta,
-                                           device_c->buffer(), 0, m, m * n, count);
+    return check_batched_arguments(call.context, {Transpose::no,
+                                                  Transpose::no,
+                                                  m,
+                                                  n,
+                                                  k,
+                                                  scalar_value(alpha),
+                                                  {device_a->buffer(), 0, m, m * k},
+                                                  {device_b->buffer(), 0, k, k * n},
+                                                  scalar_value(beta),
+                                                  {device_c->buffer(), 0, m, m * n},
+                                                  count});
   });
   const std::vector<cl::Event> done = {run_gemm(call, config, p, {})};
   check(queue.enqueueReadBuffer(device_c->buffer(), CL_TRUE, 0, sizeof(Scalar) * host_c.size(), host_c.data(), &done),

@@ -56,15 +56,14 @@ TILEGEMM_ENTRY Plan plan_gemm(const KernelDescription* config, const GemmShape& 
 }
 #endif
 
-// Plans and runs a checked product in the math mode of this thread's call (math_mode()); the returned event
-// completes with C.
+// Plans and runs a checked product in the call's math mode (call.options.math); the returned event completes with C.
 TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescription* config, const GemmProblem& p,
                                   const std::vector<cl::Event>& wait);
 #if TILEGEMM_ENTRY_BODIES
 TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescription* config, const GemmProblem& p,
                                   const std::vector<cl::Event>& wait) {
   PlanOptions options;
-  options.math = math_mode();
+  options.math = call.options.math;
   const Plan plan = plan_gemm(config, p.shape, p.alpha.value == 0, call.limits, p.scalar_size(), options);
   report_choice(plan, p.shape, call.limits, p.scalar_size(), options.math);
   try {
@@ -113,13 +112,22 @@ cl::Event gemm(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans
   } else {
     detail::require_supported_scalar<Scalar>();
     constexpr const detail::KernelDescription* config = detail::description_of<Config>();
-    const ScopedMathMode call_math(math);
     return detail::translate_cl_errors([&] {
-      const detail::CallContext call = detail::CallContext::of(queue);
+      detail::CallOptions options = detail::CallOptions::defaults();
+      options.math = math;  // this call's, passed on in its context
+      const detail::CallContext call = detail::CallContext::of(queue, options);
       detail::check_wait_list(wait);
       const detail::GemmProblem problem =
-          detail::check_arguments<Scalar>(call.context, trans_a, trans_b, m, n, k, static_cast<Scalar>(alpha), a,
-                                          a_offset, lda, b, b_offset, ldb, static_cast<Scalar>(beta), c, c_offset, ldc);
+          detail::check_arguments(call.context, {trans_a,
+                                                 trans_b,
+                                                 m,
+                                                 n,
+                                                 k,
+                                                 detail::scalar_value(static_cast<Scalar>(alpha)),
+                                                 {a, a_offset, lda},
+                                                 {b, b_offset, ldb},
+                                                 detail::scalar_value(static_cast<Scalar>(beta)),
+                                                 {c, c_offset, ldc}});
       return detail::run_gemm(call, config, problem, wait);
     });
   }

@@ -48,9 +48,17 @@ cl::Event gemm_strided_batched(const cl::CommandQueue& queue, Transpose trans_a,
       const detail::CallContext call = detail::CallContext::of(queue);
       const detail::GemmProblem problem = detail::naming("tilegemm::gemm_strided_batched", [&] {
         detail::check_wait_list(wait);
-        return detail::check_batched_arguments<Scalar>(
-            call.context, trans_a, trans_b, m, n, k, static_cast<Scalar>(alpha), a, a_offset, lda, a_stride, b,
-            b_offset, ldb, b_stride, static_cast<Scalar>(beta), c, c_offset, ldc, c_stride, batch_count);
+        return detail::check_batched_arguments(call.context, {trans_a,
+                                                              trans_b,
+                                                              m,
+                                                              n,
+                                                              k,
+                                                              detail::scalar_value(static_cast<Scalar>(alpha)),
+                                                              {a, a_offset, lda, a_stride},
+                                                              {b, b_offset, ldb, b_stride},
+                                                              detail::scalar_value(static_cast<Scalar>(beta)),
+                                                              {c, c_offset, ldc, c_stride},
+                                                              batch_count});
       });
       return detail::run_gemm(call, config, problem, wait);
     });

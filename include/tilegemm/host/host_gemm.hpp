@@ -183,10 +183,16 @@ Pending<void> host_product(const cl::CommandQueue& queue, const KernelDescriptio
   to_device(queue, p.a, device_a->buffer());
   to_device(queue, p.b, device_b->buffer());
   if (p.beta != Scalar(0)) to_device(queue, c, device_c->buffer());  // C is not read when beta is zero
-  const GemmProblem problem = check_arguments<Scalar>(
-      call.context, p.a.transposed ? Transpose::yes : Transpose::no, p.b.transposed ? Transpose::yes : Transpose::no,
-      c.rows, c.cols, p.k(), p.alpha, device_a->buffer(), 0, p.a.rows, device_b->buffer(), 0, p.b.rows, p.beta,
-      device_c->buffer(), 0, c.rows);
+  const GemmProblem problem = check_arguments(call.context, {p.a.transposed ? Transpose::yes : Transpose::no,
+                                                             p.b.transposed ? Transpose::yes : Transpose::no,
+                                                             c.rows,
+                                                             c.cols,
+                                                             p.k(),
+                                                             scalar_value(p.alpha),
+                                                             {device_a->buffer(), 0, p.a.rows},
+                                                             {device_b->buffer(), 0, p.b.rows},
+                                                             scalar_value(p.beta),
+                                                             {device_c->buffer(), 0, c.rows}});
   const cl::Event product = run_gemm(call, config, problem, {});
   if (blocking) {
     from_device(queue, device_c->buffer(), c, {product});  // blocking: every command of this call has finished
