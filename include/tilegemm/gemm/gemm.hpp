@@ -1,6 +1,7 @@
 // gemm: the BLAS-style product on cl::Buffers, C = alpha * op(A) * op(B) + beta * C, column-major.
 #pragma once
 
+#include <exception>
 #include <type_traits>
 #include <vector>
 
@@ -63,6 +64,7 @@ TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescripti
 TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescription* config, const GemmProblem& p,
                                   const std::vector<cl::Event>& wait) {
   PlanOptions options;
+  if (call.options.math_refused) std::rethrow_exception(call.options.math_refused);
   options.math = call.options.math;
   const Plan plan = plan_gemm(config, p.shape, p.alpha.value == 0, call.limits, p.scalar_size(), options);
   report_choice(plan, p.shape, call.limits, p.scalar_size(), options.math);
@@ -114,7 +116,8 @@ cl::Event gemm(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans
     constexpr const detail::KernelDescription* config = detail::description_of<Config>();
     return detail::translate_cl_errors([&] {
       detail::CallOptions options = detail::CallOptions::defaults();
-      options.math = math;  // this call's, passed on in its context
+      options.math = math;  // this call's, passed on in its context (TILEGEMM_MATH's, valid or not, is not read)
+      options.math_refused = nullptr;
       const detail::CallContext call = detail::CallContext::of(queue, options);
       detail::check_wait_list(wait);
       const detail::GemmProblem problem =

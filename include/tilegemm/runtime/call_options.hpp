@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstddef>
+#include <exception>
 #include <optional>
 
 #include "../config/math_mode.hpp"
 #include "device_limits.hpp"
+#include "error.hpp"
 #include "math_setting.hpp"
 
 namespace tilegemm::detail {
@@ -29,6 +31,7 @@ struct StagedPathSettings {
 // (so that tests run the plan made for a GPU on the CPU device CI has).
 struct CallOptions {
   MathMode math = MathMode::ieee;
+  std::exception_ptr math_refused;  // TILEGEMM_MATH names no mode: what a product throws (other calls go on)
   std::optional<DeviceLimits> device;
   StagedPathSettings staged;
 
@@ -70,7 +73,11 @@ class ScopedStagedPath : public ScopedDefault<StagedPathSettings, StagedPathSett
 
 inline CallOptions CallOptions::defaults() {
   CallOptions options;
-  options.math = math_mode();
+  try {
+    options.math = math_mode();
+  } catch (const Error&) {
+    options.math_refused = std::current_exception();
+  }
   if (const DeviceLimits* described = ScopedDeviceDescription::current()) options.device = *described;
   options.staged = ScopedStagedPath::settings();
   return options;
