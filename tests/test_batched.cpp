@@ -143,9 +143,17 @@ void check_batch(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Shap
                                                    c.offset, c.ld, c.stride, count)
         .wait();
   } else if constexpr (!std::is_same_v<Config, tilegemm::AutoConfig>) {
-    const auto problem = tilegemm::detail::check_batched_arguments<Scalar>(
-        context, ta, tb, s.m, s.n, s.k, alpha, buffer_a, a.offset, a.ld, a.stride, buffer_b, b.offset, b.ld, b.stride,
-        beta, buffer_c, c.offset, c.ld, c.stride, count);
+    const auto problem = tilegemm::detail::check_batched_arguments(context, {ta,
+                                                                             tb,
+                                                                             s.m,
+                                                                             s.n,
+                                                                             s.k,
+                                                                             tilegemm::detail::scalar_value(alpha),
+                                                                             {buffer_a, a.offset, a.ld, a.stride},
+                                                                             {buffer_b, b.offset, b.ld, b.stride},
+                                                                             tilegemm::detail::scalar_value(beta),
+                                                                             {buffer_c, c.offset, c.ld, c.stride},
+                                                                             count});
     tilegemm::detail::PlanOptions options;
     options.policy = policy;
     const auto [plan, done] = tilegemm_test::run_planned<Config>(queue, problem, options);

@@ -176,9 +176,16 @@ TEMPLATE_TEST_CASE("a configuration on the tiled corner of C and the strip code 
       const Matrix<Scalar> stored_b = trans_b ? Matrix<Scalar>(op_b.transpose()) : op_b;
       const cl::Buffer a = device_copy(queue, stored_a), b = device_copy(queue, stored_b), c = device_copy(queue, c0);
       const Scalar alpha = tilegemm_test::random_scalar<Scalar>(), beta = tilegemm_test::random_scalar<Scalar>();
-      const auto problem = tilegemm::detail::check_arguments<Scalar>(
-          context, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no, s.m, s.n, s.k,
-          alpha, a, 0, stored_a.rows(), b, 0, stored_b.rows(), beta, c, 0, s.m);
+      const auto problem = tilegemm::detail::check_arguments(context, {trans_a ? Transpose::yes : Transpose::no,
+                                                                       trans_b ? Transpose::yes : Transpose::no,
+                                                                       s.m,
+                                                                       s.n,
+                                                                       s.k,
+                                                                       tilegemm::detail::scalar_value(alpha),
+                                                                       {a, 0, stored_a.rows()},
+                                                                       {b, 0, stored_b.rows()},
+                                                                       tilegemm::detail::scalar_value(beta),
+                                                                       {c, 0, s.m}});
       tilegemm::detail::PlanOptions options;
       options.corner_m = s.corner_m;
       options.corner_n = s.corner_n;

@@ -379,8 +379,16 @@ TEST_CASE("double precision on a device without fp64 throws tilegemm::Error befo
   const cl::Buffer a = upload(call.queue, host), b = upload(call.queue, host);
   const Matrix<double> c0 = random_matrix<double>(5, 5);
   const cl::Buffer c = upload(call.queue, c0);
-  const auto problem = tilegemm::detail::check_arguments<double>(context.context, Transpose::no, Transpose::no, 5, 5, 5,
-                                                                 1.0, a, 0, 5, b, 0, 5, 0.0, c, 0, 5);
+  const auto problem = tilegemm::detail::check_arguments(context.context, {Transpose::no,
+                                                                           Transpose::no,
+                                                                           5,
+                                                                           5,
+                                                                           5,
+                                                                           tilegemm::detail::scalar_value(1.0),
+                                                                           {a, 0, 5},
+                                                                           {b, 0, 5},
+                                                                           tilegemm::detail::scalar_value(0.0),
+                                                                           {c, 0, 5}});
   const std::size_t built = tilegemm::programs_built();
   CHECK(error_code([&] { tilegemm::detail::run_gemm(context, nullptr, problem, {}); }) == CL_INVALID_OPERATION);
   CHECK_THROWS_WITH(tilegemm::detail::run_gemm(context, nullptr, problem, {}),

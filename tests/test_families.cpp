@@ -106,9 +106,16 @@ void check_product(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Sh
                                    a.ld, buffer_b, b.offset, b.ld, beta, buffer_c, c.offset, c.ld)
         .wait();
   } else if constexpr (!std::is_same_v<Config, tilegemm::AutoConfig>) {
-    const auto problem = tilegemm::detail::check_arguments<Scalar>(
-        context, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no, s.m, s.n, s.k,
-        alpha, buffer_a, a.offset, a.ld, buffer_b, b.offset, b.ld, beta, buffer_c, c.offset, c.ld);
+    const auto problem = tilegemm::detail::check_arguments(context, {trans_a ? Transpose::yes : Transpose::no,
+                                                                     trans_b ? Transpose::yes : Transpose::no,
+                                                                     s.m,
+                                                                     s.n,
+                                                                     s.k,
+                                                                     tilegemm::detail::scalar_value(alpha),
+                                                                     {buffer_a, a.offset, a.ld},
+                                                                     {buffer_b, b.offset, b.ld},
+                                                                     tilegemm::detail::scalar_value(beta),
+                                                                     {buffer_c, c.offset, c.ld}});
     tilegemm::detail::PlanOptions options;
     options.policy = policy;
     tilegemm_test::run_planned<Config>(queue, problem, options).second.wait();

@@ -9,4 +9,3 @@
 #include "eigen/gpu_gemm.hpp"
 #include "eigen/gpu_gemm_batched.hpp"
 #include "eigen/gpu_product.hpp"
-#include "eigen/pending.hpp"

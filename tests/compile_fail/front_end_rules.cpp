@@ -12,6 +12,8 @@
 #define config_argument 6
 #define buffer_scalar 7
 #define scalar_before_config 8
+#define scalar_not_named 9
+#define batched_scalar_not_named 10
 // clang-format on
 
 int main() {
@@ -41,6 +43,14 @@ int main() {
   cl::Buffer buffer;
   tilegemm::gemm<tilegemm::LocalTiles<8> >(tilegemm::default_queue(), tilegemm::Transpose::no, tilegemm::Transpose::no,
                                            4, 4, 4, 1.0f, buffer, 0, 4, buffer, 0, 4, 0.0f, buffer, 0, 4);
+#elif TILEGEMM_RULE == scalar_not_named
+  cl::Buffer buffer;
+  tilegemm::gemm(tilegemm::default_queue(), tilegemm::Transpose::no, tilegemm::Transpose::no, 4, 4, 4, 1.0f, buffer, 0,
+                 4, buffer, 0, 4, 0.0f, buffer, 0, 4);
+#elif TILEGEMM_RULE == batched_scalar_not_named
+  cl::Buffer buffer;
+  tilegemm::gemm_strided_batched(tilegemm::default_queue(), tilegemm::Transpose::no, tilegemm::Transpose::no, 4, 4, 4,
+                                 1.0f, buffer, 0, 4, 16, buffer, 0, 4, 16, 0.0f, buffer, 0, 4, 16, 2);
 #endif
   return 0;
 }

@@ -38,9 +38,16 @@ struct Operands {
     a_buffer = cl::Buffer(call.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * sizeof(Scalar), a.data());
     b_buffer = cl::Buffer(call.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * sizeof(Scalar), b.data());
     c_buffer = cl::Buffer(call.context, CL_MEM_READ_WRITE, static_cast<std::size_t>(s.m) * s.n * sizeof(Scalar));
-    problem = tilegemm::detail::check_arguments<Scalar>(call.context, tilegemm::Transpose::no, tilegemm::Transpose::no,
-                                                        s.m, s.n, s.k, Scalar(1), a_buffer, 0, s.m, b_buffer, 0, s.k,
-                                                        Scalar(0), c_buffer, 0, s.m);
+    problem = tilegemm::detail::check_arguments(call.context, {tilegemm::Transpose::no,
+                                                               tilegemm::Transpose::no,
+                                                               s.m,
+                                                               s.n,
+                                                               s.k,
+                                                               tilegemm::detail::scalar_value(Scalar(1)),
+                                                               {a_buffer, 0, s.m},
+                                                               {b_buffer, 0, s.k},
+                                                               tilegemm::detail::scalar_value(Scalar(0)),
+                                                               {c_buffer, 0, s.m}});
   }
 
   void poison(const CallContext& call) const {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../config/scalar.hpp"
+#include "../host/transfers.hpp"
 #include "../runtime/call_context.hpp"
 #include "../runtime/error.hpp"
 #include "../runtime/opencl.hpp"
@@ -17,7 +18,6 @@
 #include "batch_staging.hpp"
 #include "device_matrix.hpp"
 #include "shapes.hpp"
-#include "transfers.hpp"
 
 namespace tilegemm {
 

@@ -11,15 +11,16 @@
 #include <vector>
 
 #include "../gemm/gemm.hpp"
+#include "../host/host_gemm.hpp"
+#include "../host/pending.hpp"
+#include "../host/transfers.hpp"
 #include "../runtime/call_context.hpp"
 #include "../runtime/error.hpp"
 #include "../runtime/scratch_pool.hpp"
 #include "device_matrix.hpp"
 #include "eigen_operand.hpp"
 #include "gpu_gemm.hpp"
-#include "pending.hpp"
 #include "shapes.hpp"
-#include "transfers.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -82,7 +83,8 @@ struct DeviceCall {
     } else {
       InputOperand<S> storage;
       describe_input(x, storage);
-      require_dense_copy_fits(call.limits, "a host operand", storage.rows, storage.cols, sizeof(S));
+      require_dense_copy_fits(call.limits, "tilegemm::gpu_gemm", "a host operand", storage.rows, storage.cols,
+                              sizeof(S));
       auto upload = std::make_shared<ScratchBuffer>(call, std::max<std::size_t>(dense_bytes(storage), sizeof(S)));
       if (storage.rows * storage.cols > 0) to_device(call.queue, storage, upload->buffer());
       uploads.push_back(upload);
@@ -95,10 +97,16 @@ struct DeviceCall {
   cl::Event product(const KernelDescription* config, const DeviceView<S>& a, const DeviceView<S>& b,
                     const DeviceView<S>& c, S alpha, S beta) {
     if (c.transposed()) return product(config, b.transpose(), a.transpose(), c.transpose(), alpha, beta);
-    const GemmProblem p = check_arguments<S>(call.context, a.transposed() ? Transpose::yes : Transpose::no,
-                                             b.transposed() ? Transpose::yes : Transpose::no, c.rows(), c.cols(),
-                                             a.cols(), alpha, a.buffer(), a.offset(), a.ld(), b.buffer(), b.offset(),
-                                             b.ld(), beta, c.buffer(), c.offset(), c.ld());
+    const GemmProblem p = check_arguments(call.context, {a.transposed() ? Transpose::yes : Transpose::no,
+                                                         b.transposed() ? Transpose::yes : Transpose::no,
+                                                         c.rows(),
+                                                         c.cols(),
+                                                         a.cols(),
+                                                         scalar_value(alpha),
+                                                         {a.buffer(), a.offset(), a.ld()},
+                                                         {b.buffer(), b.offset(), b.ld()},
+                                                         scalar_value(beta),
+                                                         {c.buffer(), c.offset(), c.ld()}});
     return run_gemm(call, config, p, {});
   }
 
@@ -142,8 +150,8 @@ std::function<void(const DeviceMatrix<S>&)> writer_to(C&& c) {
 // (which must stay alive until the commands end) through a device copy, read back into C's storage as soon as the
 // product ends, or on the waiting thread where C's storage is not plain columns.
 template <class S, class A, class B, class C>
-Pending<void> multiply_into(const cl::CommandQueue& queue, const KernelDescription* config, const A& a, const B& b,
-                            C&& c, S alpha, S beta) {
+Pending<void> multiply_into_device(const cl::CommandQueue& queue, const KernelDescription* config, const A& a,
+                                   const B& b, C&& c, S alpha, S beta) {
   try {
     check_product_shapes(a.rows(), a.cols(), b.rows(), b.cols(), c.rows(), c.cols());
     DeviceCall<S> call(queue);
@@ -160,7 +168,7 @@ Pending<void> multiply_into(const cl::CommandQueue& queue, const KernelDescripti
         if (beta != S(0)) to_device(queue, storage, result->buffer());
         const DeviceView<S> view = storage.transposed ? result->view().transpose() : result->view();
         const cl::Event product = call.product(config, av, bv, view, alpha, beta);
-        const cl::Event done = start_reading(queue, result->buffer(), storage, {product}, 0, result->ld());
+        const cl::Event done = start_reading(queue, result->buffer(), storage, {product}, 0, result->ld(), true);
         auto keep = std::make_shared<std::pair<std::shared_ptr<void>, std::shared_ptr<DeviceMatrix<S>>>>(
             call.keep_until(done), result);
         return Pending<void>::enqueued_void(done, keep);
@@ -174,6 +182,18 @@ Pending<void> multiply_into(const cl::CommandQueue& queue, const KernelDescripti
     }
   } catch (...) {
     return Pending<void>::failed(std::current_exception());
+  }
+}
+
+// The asynchronous in-place forms: on host operands only the host floor's entry (out-of-order queues included, as
+// for the blocking forms), with any device operand the device's.
+template <class S, class A, class B, class C>
+Pending<void> multiply_into(const cl::CommandQueue& queue, const KernelDescription* config, const A& a, const B& b,
+                            C&& c, S alpha, S beta) {
+  if constexpr (any_device_v<A, B, C>) {
+    return multiply_into_device(queue, config, a, b, std::forward<C>(c), alpha, beta);
+  } else {
+    return multiply_host(queue, config, a, b, std::forward<C>(c), alpha, beta, false);
   }
 }
 
@@ -229,11 +249,7 @@ Pending<void> gpu_gemm_async(const cl::CommandQueue& queue, const A& a, const B&
   using S = detail::scalar_of_t<A>;
   static_assert(std::is_same_v<S, detail::scalar_of_t<B>> && std::is_same_v<S, detail::scalar_of_t<C>>,
                 "tilegemm::gpu_gemm: A, B and C must have the same scalar type; cast one with .cast<T>().");
-  if constexpr (detail::is_eigen_v<C>) {
-    static_assert(!std::is_const_v<std::remove_reference_t<C>> &&
-                      (Eigen::internal::traits<std::decay_t<C>>::Flags & Eigen::LvalueBit) != 0,
-                  "tilegemm::gpu_gemm: C must be writable (a Matrix, a block of one or a Map of non-const data).");
-  }
+  if constexpr (detail::is_eigen_v<C>) detail::require_writable<C>();
   return detail::multiply_into(queue, detail::description_of<Config>(), a, b, std::forward<C>(c), alpha, beta);
 }
 template <class Config = AutoConfig, class A, class B, class C,
@@ -274,8 +290,7 @@ Pending<void> gpu_gemm_async(const cl::CommandQueue& queue, const Eigen::MatrixB
   detail::check_scalars<DA, DB>();
   static_assert(std::is_same_v<typename DA::Scalar, typename DC::Scalar>,
                 "tilegemm::gpu_gemm: C must have the scalar type of A and B.");
-  static_assert((Eigen::internal::traits<DC>::Flags & Eigen::LvalueBit) != 0,
-                "tilegemm::gpu_gemm: C must be writable (a Matrix, a block of one or a Map of non-const data).");
+  detail::require_writable<DC>();
   return detail::multiply_into(queue, detail::description_of<Config>(), a.derived(), b.derived(), c.derived(), alpha,
                                beta);
 }
@@ -284,8 +299,7 @@ Pending<void> gpu_gemm_async(const cl::CommandQueue& queue, const Eigen::MatrixB
                              const Eigen::MatrixBase<DB>& b, Eigen::MatrixBase<DC>&& c, typename DA::Scalar alpha,
                              typename DA::Scalar beta) {
   detail::check_scalars<DA, DB>();
-  static_assert((Eigen::internal::traits<DC>::Flags & Eigen::LvalueBit) != 0,
-                "tilegemm::gpu_gemm: C must be writable (a Matrix, a block of one or a Map of non-const data).");
+  detail::require_writable<DC>();
   return detail::multiply_into(queue, detail::description_of<Config>(), a.derived(), b.derived(),
                                std::move(c.derived()), alpha, beta);
 }

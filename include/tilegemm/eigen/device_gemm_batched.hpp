@@ -15,6 +15,7 @@
 #include "../gemm/batched_arguments.hpp"
 #include "../gemm/gemm.hpp"
 #include "../gemm/overlap.hpp"
+#include "../host/transfers.hpp"
 #include "../runtime/call_context.hpp"
 #include "../runtime/error.hpp"
 #include "../runtime/opencl.hpp"
@@ -24,7 +25,6 @@
 #include "device_matrix.hpp"
 #include "gpu_gemm_batched.hpp"
 #include "shapes.hpp"
-#include "transfers.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -150,9 +150,17 @@ void multiply_device_batch(const cl::CommandQueue& queue, const KernelDescriptio
     }
     sc = batch.operand(c, "C", beta != Scalar(0));
   }
-  const GemmProblem p = check_batched_arguments<Scalar>(
-      batch.call.context, Transpose::no, Transpose::no, m, n, k, alpha, sa.buffer, sa.offset, sa.ld, sa.stride,
-      sb.buffer, sb.offset, sb.ld, sb.stride, beta, sc.buffer, sc.offset, sc.ld, sc.stride, count);
+  const GemmProblem p = check_batched_arguments(batch.call.context, {Transpose::no,
+                                                                     Transpose::no,
+                                                                     m,
+                                                                     n,
+                                                                     k,
+                                                                     scalar_value(alpha),
+                                                                     {sa.buffer, sa.offset, sa.ld, sa.stride},
+                                                                     {sb.buffer, sb.offset, sb.ld, sb.stride},
+                                                                     scalar_value(beta),
+                                                                     {sc.buffer, sc.offset, sc.ld, sc.stride},
+                                                                     count});
   const cl::Event done = run_gemm(batch.call, config, p, batch.gathered_events);
   const std::vector<cl::Event> finished = c_in_place ? std::vector<cl::Event>{done} : batch.scatter(sc, c, done);
   check(cl::WaitForEvents(finished), "clWaitForEvents");

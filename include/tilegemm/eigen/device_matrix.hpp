@@ -12,12 +12,12 @@
 #include "../config/linkage.hpp"
 #include "../config/scalar.hpp"
 #include "../gemm/arguments.hpp"
+#include "../host/transfers.hpp"
 #include "../runtime/call_context.hpp"
 #include "../runtime/error.hpp"
 #include "../runtime/opencl.hpp"
 #include "../runtime/queue.hpp"
 #include "eigen_operand.hpp"
-#include "transfers.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -183,11 +183,13 @@ class DeviceMatrix {
       : buffer_(std::move(buffer)), queue_(queue), offset_(offset), rows_(rows), cols_(cols), ld_(ld) {
     check_shape(rows, cols);
     const detail::CallContext call = detail::in_order_context(queue_, "tilegemm::DeviceMatrix");
-    long long needed = 0;
-    const detail::Storage storage = detail::check_storage("the DeviceMatrix", offset, ld, rows, cols, needed);
-    if (rows * cols > 0) {
-      detail::check_buffer("of the DeviceMatrix", buffer_, rows, cols, storage, needed, sizeof(Scalar), call.context);
-    }
+    detail::naming("tilegemm::DeviceMatrix", [&] {  // the buffer core's checks, in the caller's name
+      long long needed = 0;
+      const detail::Storage storage = detail::check_storage("the DeviceMatrix", offset, ld, rows, cols, needed);
+      if (rows * cols > 0) {
+        detail::check_buffer("of the DeviceMatrix", buffer_, rows, cols, storage, needed, sizeof(Scalar), call.context);
+      }
+    });
   }
 
   DeviceMatrix(DeviceMatrix&&) noexcept = default;

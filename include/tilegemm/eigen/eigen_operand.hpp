@@ -5,17 +5,22 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
+
+#include "../host/host_operand.hpp"
 
 namespace tilegemm::detail {
 
-template <class Scalar, class Pointer = const Scalar*>
-struct HostOperand {
-  Pointer data = nullptr;  // first element of the storage
-  Eigen::Index rows = 0;   // rows and columns of the storage, read column-major with leading dimension ld;
-  Eigen::Index cols = 0;   // the operand is that matrix, or its transpose when `transposed`
-  Eigen::Index ld = 1;
-  bool transposed = false;
-};
+// Whether an Eigen expression can take a result: not const, and an lvalue to Eigen.
+template <class C>
+inline constexpr bool is_writable_v = !std::is_const_v<std::remove_reference_t<C>> &&
+                                      (Eigen::internal::traits<std::decay_t<C>>::Flags & Eigen::LvalueBit) != 0;
+// The rule every form that writes a host C states (C passed as such, or `const C` where it is const).
+template <class C>
+constexpr void require_writable() {
+  static_assert(is_writable_v<C>,
+                "tilegemm: C must be writable (a Matrix, a block of one or a Map of non-const data).");
+}
 
 template <class Derived>
 inline constexpr bool has_direct_access = (Eigen::internal::traits<Derived>::Flags & Eigen::DirectAccessBit) != 0;
@@ -43,18 +48,6 @@ bool direct_storage(Derived& x, HostOperand<typename Derived::Scalar, Pointer>& 
 }
 
 // A read-only operand; `evaluated` owns the values of expressions without direct storage (sums, products...).
-// Whether two storages share memory: whether the spans from their first to their last element overlap (so two
-// blocks of rows of one matrix do, as their columns interleave).
-template <class Scalar, class P, class Q>
-bool storages_overlap(const HostOperand<Scalar, P>& x, const HostOperand<Scalar, Q>& y) {
-  if (x.rows == 0 || x.cols == 0 || y.rows == 0 || y.cols == 0) return false;
-  const auto begin = [](const auto& s) { return reinterpret_cast<std::uintptr_t>(s.data); };
-  const auto end = [](const auto& s) {
-    return reinterpret_cast<std::uintptr_t>(s.data + (s.cols - 1) * s.ld + s.rows);
-  };
-  return begin(x) < end(y) && begin(y) < end(x);
-}
-
 template <class Scalar>
 struct InputOperand : HostOperand<Scalar> {
   Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> evaluated;

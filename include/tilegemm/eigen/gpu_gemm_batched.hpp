@@ -3,12 +3,17 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "../config/scalar.hpp"
+#include "../gemm/batch_overlap.hpp"
 #include "../gemm/batched_arguments.hpp"
 #include "../gemm/gemm.hpp"
 #include "../runtime/call_context.hpp"
@@ -17,6 +22,7 @@
 #include "../runtime/queue.hpp"
 #include "../runtime/scratch_pool.hpp"
 #include "batch_staging.hpp"
+#include "eigen_operand.hpp"
 #include "gpu_gemm.hpp"
 #include "shapes.hpp"
 
@@ -37,12 +43,44 @@ std::unique_ptr<ScratchBuffer> upload(const CallContext& call, const HostMatrix<
   return buffer;
 }
 
+// Where a host matrix lies in the address space, as columns of bytes (gemm/overlap.hpp): row-major storage is its
+// transpose's columns, an inner stride widens each column to all it spans; an expression without storage is none.
+template <class Matrix>
+PlacedSpans host_spans(const Matrix& x) {
+  if constexpr (has_direct_access<Matrix>) {
+    const long long size = sizeof(typename Matrix::Scalar);
+    const bool row_major = Matrix::IsRowMajor;
+    const long long rows = row_major ? x.cols() : x.rows(), cols = row_major ? x.rows() : x.cols();
+    const long long column = rows > 0 ? ((rows - 1) * x.innerStride() + 1) * size : 0;
+    const long long first = static_cast<long long>(reinterpret_cast<std::uintptr_t>(x.data()));
+    if (cols > 1 && x.outerStride() * size < column) {  // columns that meet: the whole extent as one column
+      return {nullptr, {first, 1, (cols - 1) * x.outerStride() * size + column, 1}};
+    }
+    return {nullptr, {first, std::max<long long>(x.outerStride() * size, 1), column, cols}};
+  } else {
+    return {};
+  }
+}
+
+// Whether two host matrices of `c` share memory.
+template <class Matrix>
+bool host_matrices_overlap(const std::vector<Matrix>& c) {
+  std::vector<PlacedSpans> placed;
+  placed.reserve(c.size());
+  for (const Matrix& x : c) placed.push_back(host_spans(x));
+  return any_two_overlap(std::move(placed));
+}
+
 // c[p] = alpha * a[p] * b[p] + beta * c[p] for every p, with `config` (null: the default choice): the operands side
 // by side in one device buffer each (C uploaded only when beta is not zero), one batched product, C read back.
 template <class Scalar, class MatrixA, class MatrixB, class MatrixC>
 void multiply_batch(const cl::CommandQueue& queue, const KernelDescription* config, const std::vector<MatrixA>& a,
                     const std::vector<MatrixB>& b, std::vector<MatrixC>& c, Scalar alpha, Scalar beta) {
   check_batch_shapes(a, b, &c);
+  if (host_matrices_overlap(c)) {  // scattered back one after the other, one would overwrite another's result
+    throw std::invalid_argument(std::string(gpu_gemm_batched_name) +
+                                ": two matrices C of the batch share memory; each problem needs a C of its own.");
+  }
   if (a.empty()) return;
   const Eigen::Index count = static_cast<Eigen::Index>(a.size());
   const Eigen::Index m = a[0].rows(), k = a[0].cols(), n = b[0].cols();
@@ -72,9 +110,17 @@ void multiply_batch(const cl::CommandQueue& queue, const KernelDescription* conf
     device_c = std::make_unique<ScratchBuffer>(call, sizeof(Scalar) * static_cast<std::size_t>(host_c.size()));
   }
   const GemmProblem p = naming(gpu_gemm_batched_name, [&] {
-    return check_batched_arguments<Scalar>(call.context, Transpose::no, Transpose::no, m, n, k, alpha,
-                                           device_a->buffer(), 0, m, m * k, device_b->buffer(), 0, k, k * n, beta,
-                                           device_c->buffer(), 0, m, m * n, count);
+    return check_batched_arguments(call.context, {Transpose::no,
+                                                  Transpose::no,
+                                                  m,
+                                                  n,
+                                                  k,
+                                                  scalar_value(alpha),
+                                                  {device_a->buffer(), 0, m, m * k},
+                                                  {device_b->buffer(), 0, k, k * n},
+                                                  scalar_value(beta),
+                                                  {device_c->buffer(), 0, m, m * n},
+                                                  count});
   });
   const std::vector<cl::Event> done = {run_gemm(call, config, p, {})};
   check(queue.enqueueReadBuffer(device_c->buffer(), CL_TRUE, 0, sizeof(Scalar) * host_c.size(), host_c.data(), &done),
@@ -89,8 +135,7 @@ void check_batch_types() {
   require_supported_scalar<Scalar>();
   static_assert(std::is_same_v<Scalar, typename MatrixB::Scalar> && std::is_same_v<Scalar, typename MatrixC::Scalar>,
                 "tilegemm::gpu_gemm_batched: A, B and C must have the same scalar type; cast one with .cast<T>().");
-  static_assert((Eigen::internal::traits<MatrixC>::Flags & Eigen::LvalueBit) != 0,
-                "tilegemm::gpu_gemm_batched: C must be writable (Matrix objects, or Maps of non-const data).");
+  require_writable<MatrixC>();
 }
 
 }  // namespace detail

@@ -9,15 +9,9 @@
 #include <vector>
 
 #include "../config/linkage.hpp"
+#include "../host/host_operand.hpp"
 
 namespace tilegemm::detail {
-
-TILEGEMM_ENTRY std::string shape(Eigen::Index rows, Eigen::Index cols);
-#if TILEGEMM_ENTRY_BODIES
-TILEGEMM_ENTRY std::string shape(Eigen::Index rows, Eigen::Index cols) {
-  return std::to_string(rows) + "x" + std::to_string(cols);
-}
-#endif
 
 // A (a_rows x a_cols) times B, into C when c_rows >= 0.
 TILEGEMM_ENTRY void check_product_shapes(Eigen::Index a_rows, Eigen::Index a_cols, Eigen::Index b_rows,

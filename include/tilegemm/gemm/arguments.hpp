@@ -7,6 +7,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "../config/linkage.hpp"
@@ -61,7 +62,38 @@ inline void require(bool ok, const std::string& message) {
   if (!ok) fail(message);
 }
 
+// The buffer core's checks name tilegemm::gemm (or gemm_strided_batched) in their messages: the result of `check`,
+// with `function`, the one the user called, named instead where another front end makes them.
+template <class Check>
+auto naming(const std::string& function, Check&& check) {
+  try {
+    return check();
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    const std::size_t end = message.find(": ");
+    if (message.rfind("tilegemm::gemm", 0) != 0 || end == std::string::npos) throw;
+    throw std::invalid_argument(function + message.substr(end));
+  }
+}
+
 inline constexpr long long index_limit = INT_MAX;  // the kernels index buffers with 32-bit ints
+
+// The leading dimension of a stored operand of `rows` rows: at least its rows (and 1), as in BLAS.
+inline void check_leading_dimension(const std::string& name, long long ld, long long rows) {
+  if (ld < (rows > 1 ? rows : 1))
+    fail("the leading dimension of " + name + " is " + std::to_string(ld) + " but must be at least the " +
+         std::to_string(rows) + " rows it has as stored (column-major).");
+}
+
+// m, n and k: not negative, and within the kernels' 32-bit indices.
+inline void check_sizes(long long m, long long n, long long k) {
+  if (m < 0 || n < 0 || k < 0)
+    fail("m, n and k must not be negative (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+         ", k = " + std::to_string(k) + ").");
+  if (m > index_limit || n > index_limit || k > index_limit)
+    fail("m, n and k must fit in a 32-bit int (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+         ", k = " + std::to_string(k) + ").");
+}
 
 // Checks where one stored rows x cols operand lies (offset and leading dimension, in elements), with no arithmetic
 // that can overflow on any input, and returns it in int terms; `needed` is the elements of its buffer it spans.
@@ -71,9 +103,7 @@ inline Storage check_storage(const std::string& name, long long offset, long lon
   if (offset > index_limit)
     fail("the offset of " + name + " is " + std::to_string(offset) +
          "; tilegemm indexes buffers with 32-bit integers, so it must be at most " + std::to_string(index_limit) + ".");
-  if (ld < (rows > 1 ? rows : 1))
-    fail("the leading dimension of " + name + " is " + std::to_string(ld) + " but must be at least the " +
-         std::to_string(rows) + " rows it has as stored (column-major).");
+  check_leading_dimension(name, ld, rows);
   if (ld > index_limit)
     fail("the leading dimension of " + name + " is " + std::to_string(ld) +
          "; tilegemm indexes buffers with 32-bit integers, so it must be at most " + std::to_string(index_limit) + ".");
@@ -123,6 +153,46 @@ inline bool check_transpose(const char* name, Transpose value) {
   return value == Transpose::yes;
 }
 
+// Where one of the caller's operands lies: its buffer, its first element and its leading dimension (column-major,
+// in elements), and in a strided batch the distance from one problem's operand to the next one's.
+struct OperandArguments {
+  OperandArguments() = default;
+  OperandArguments(cl::Buffer buffer_, long long offset_, long long ld_, long long stride_ = 0)
+      : buffer(std::move(buffer_)), offset(offset_), ld(ld_), stride(stride_) {}
+  cl::Buffer buffer;
+  long long offset = 0;
+  long long ld = 1;
+  long long stride = 0;
+};
+
+// The arguments of C = alpha * op(A) * op(B) + beta * C, or of batch_count such products a stride apart, as the
+// caller gave them (in BLAS's order): what check_arguments and check_batched_arguments check.
+struct GemmArguments {
+  GemmArguments(Transpose trans_a_, Transpose trans_b_, long long m_, long long n_, long long k_, ScalarValue alpha_,
+                OperandArguments a_, OperandArguments b_, ScalarValue beta_, OperandArguments c_,
+                long long batch_count_ = 1)
+      : trans_a(trans_a_),
+        trans_b(trans_b_),
+        m(m_),
+        n(n_),
+        k(k_),
+        alpha(alpha_),
+        a(std::move(a_)),
+        b(std::move(b_)),
+        beta(beta_),
+        c(std::move(c_)),
+        batch_count(batch_count_) {}
+  Transpose trans_a;
+  Transpose trans_b;
+  long long m, n, k;
+  ScalarValue alpha;
+  OperandArguments a;
+  OperandArguments b;
+  ScalarValue beta;
+  OperandArguments c;
+  long long batch_count;
+};
+
 // What every product's checks begin with: the transposes, m, n and k, and each operand's storage from its offset
 // (`*_needed`: the elements of its buffer it reaches). The buffers are the caller's to check.
 struct CheckedStorage {
@@ -130,89 +200,63 @@ struct CheckedStorage {
   long long a_rows = 0, a_cols = 0, b_rows = 0, b_cols = 0;
   long long a_needed = 0, b_needed = 0, c_needed = 0;
 };
-inline CheckedStorage check_sizes_and_storage(Transpose trans_a, Transpose trans_b, long long m, long long n,
-                                              long long k, ScalarValue alpha, long long a_offset, long long lda,
-                                              long long b_offset, long long ldb, ScalarValue beta, long long c_offset,
-                                              long long ldc) {
-  const bool ta = check_transpose("trans_a", trans_a);
-  const bool tb = check_transpose("trans_b", trans_b);
-  if (m < 0 || n < 0 || k < 0)
-    fail("m, n and k must not be negative (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
-         ", k = " + std::to_string(k) + ").");
-  if (m > index_limit || n > index_limit || k > index_limit)
-    fail("m, n and k must fit in a 32-bit int (got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
-         ", k = " + std::to_string(k) + ").");
+inline CheckedStorage check_sizes_and_storage(const GemmArguments& x) {
+  const bool ta = check_transpose("trans_a", x.trans_a);
+  const bool tb = check_transpose("trans_b", x.trans_b);
+  check_sizes(x.m, x.n, x.k);
   CheckedStorage s;
   GemmProblem& p = s.problem;
-  p.alpha = alpha;
-  p.beta = beta;
-  s.a_rows = ta ? k : m;
-  s.a_cols = ta ? m : k;
-  s.b_rows = tb ? n : k;
-  s.b_cols = tb ? k : n;
+  p.alpha = x.alpha;
+  p.beta = x.beta;
+  s.a_rows = ta ? x.k : x.m;
+  s.a_cols = ta ? x.m : x.k;
+  s.b_rows = tb ? x.n : x.k;
+  s.b_cols = tb ? x.k : x.n;
   p.shape.trans_a = ta;
   p.shape.trans_b = tb;
-  p.shape.m = static_cast<int>(m);
-  p.shape.n = static_cast<int>(n);
-  p.shape.k = static_cast<int>(k);
-  p.shape.a = check_storage("A", a_offset, lda, s.a_rows, s.a_cols, s.a_needed);
-  p.shape.b = check_storage("B", b_offset, ldb, s.b_rows, s.b_cols, s.b_needed);
-  p.shape.c = check_storage("C", c_offset, ldc, m, n, s.c_needed);
+  p.shape.m = static_cast<int>(x.m);
+  p.shape.n = static_cast<int>(x.n);
+  p.shape.k = static_cast<int>(x.k);
+  p.shape.a = check_storage("A", x.a.offset, x.a.ld, s.a_rows, s.a_cols, s.a_needed);
+  p.shape.b = check_storage("B", x.b.offset, x.b.ld, s.b_rows, s.b_cols, s.b_needed);
+  p.shape.c = check_storage("C", x.c.offset, x.c.ld, x.m, x.n, s.c_needed);
   return s;
 }
 
-// Checks the arguments of C = alpha * op(A) * op(B) + beta * C. Buffers are checked where the product uses them:
-// A and B when it reads them (not for an empty C, k = 0 or alpha = 0, as in BLAS), C unless C is empty. C must not
-// share memory with an A or B that is read.
-TILEGEMM_ENTRY GemmProblem check_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b,
-                                           long long m, long long n, long long k, ScalarValue alpha,
-                                           const cl::Buffer& a, long long a_offset, long long lda, const cl::Buffer& b,
-                                           long long b_offset, long long ldb, ScalarValue beta, const cl::Buffer& c,
-                                           long long c_offset, long long ldc);
+// Checks the arguments of C = alpha * op(A) * op(B) + beta * C (strides and batch_count are not looked at). Buffers
+// are checked where the product uses them: A and B when it reads them (not for an empty C, k = 0 or alpha = 0, as
+// in BLAS), C unless C is empty. C must not share memory with an A or B that is read.
+TILEGEMM_ENTRY GemmProblem check_arguments(const cl::Context& context, const GemmArguments& x);
 #if TILEGEMM_ENTRY_BODIES
-TILEGEMM_ENTRY GemmProblem check_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b,
-                                           long long m, long long n, long long k, ScalarValue alpha,
-                                           const cl::Buffer& a, long long a_offset, long long lda, const cl::Buffer& b,
-                                           long long b_offset, long long ldb, ScalarValue beta, const cl::Buffer& c,
-                                           long long c_offset, long long ldc) {
-  CheckedStorage checked =
-      check_sizes_and_storage(trans_a, trans_b, m, n, k, alpha, a_offset, lda, b_offset, ldb, beta, c_offset, ldc);
+TILEGEMM_ENTRY GemmProblem check_arguments(const cl::Context& context, const GemmArguments& x) {
+  CheckedStorage checked = check_sizes_and_storage(x);
   GemmProblem& p = checked.problem;
   const std::size_t size = p.scalar_size();
+  const long long m = x.m, n = x.n;
   const long long a_rows = checked.a_rows, a_cols = checked.a_cols, b_rows = checked.b_rows, b_cols = checked.b_cols;
-  const long long a_needed = checked.a_needed, b_needed = checked.b_needed, c_needed = checked.c_needed;
   const bool writes_c = m > 0 && n > 0;
-  const bool reads_ab = writes_c && k > 0 && alpha.value != 0;
+  const bool reads_ab = writes_c && x.k > 0 && x.alpha.value != 0;
   if (reads_ab) {
-    check_buffer("A", a, a_rows, a_cols, p.shape.a, a_needed, size, context);
-    check_buffer("B", b, b_rows, b_cols, p.shape.b, b_needed, size, context);
+    check_buffer("A", x.a.buffer, a_rows, a_cols, p.shape.a, checked.a_needed, size, context);
+    check_buffer("B", x.b.buffer, b_rows, b_cols, p.shape.b, checked.b_needed, size, context);
   }
-  if (writes_c) check_buffer("C", c, m, n, p.shape.c, c_needed, size, context);
+  if (writes_c) check_buffer("C", x.c.buffer, m, n, p.shape.c, checked.c_needed, size, context);
   if (reads_ab) {
-    for (const auto& [name, buffer, offset, ld, rows, cols] :
-         {std::tuple{"A", a, a_offset, lda, a_rows, a_cols}, std::tuple{"B", b, b_offset, ldb, b_rows, b_cols}}) {
-      if (operands_overlap(c, c_offset, ldc, m, n, buffer, offset, ld, rows, cols, size)) {
+    for (const auto& [name, operand, rows, cols] :
+         {std::tuple{"A", &x.a, a_rows, a_cols}, std::tuple{"B", &x.b, b_rows, b_cols}}) {
+      if (operands_overlap(x.c.buffer, x.c.offset, x.c.ld, m, n, operand->buffer, operand->offset, operand->ld, rows,
+                           cols, size)) {
         fail(std::string("C overlaps ") + name + " in memory: the product would read elements of " + name +
              " that it has already overwritten. Give C memory of its own.");
       }
     }
   }
-  p.a = a;
-  p.b = b;
-  p.c = c;
+  p.a = x.a.buffer;
+  p.b = x.b.buffer;
+  p.c = x.c.buffer;
   return p;
 }
 #endif
-
-// The same for arguments of type Scalar.
-template <class Scalar>
-GemmProblem check_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b, long long m, long long n,
-                            long long k, Scalar alpha, const cl::Buffer& a, long long a_offset, long long lda,
-                            const cl::Buffer& b, long long b_offset, long long ldb, Scalar beta, const cl::Buffer& c,
-                            long long c_offset, long long ldc) {
-  return check_arguments(context, trans_a, trans_b, m, n, k, scalar_value(alpha), a, a_offset, lda, b, b_offset, ldb,
-                         scalar_value(beta), c, c_offset, ldc);
-}
 
 }  // namespace detail
 }  // namespace tilegemm

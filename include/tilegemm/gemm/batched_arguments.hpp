@@ -21,20 +21,6 @@ namespace tilegemm::detail {
   throw std::invalid_argument("tilegemm::gemm_strided_batched: " + message);
 }
 
-// The checks a batch shares with one product name tilegemm::gemm (or gemm_strided_batched) in their messages: the
-// result of `check`, with `function`, the one the user called, named instead.
-template <class Check>
-auto naming(const std::string& function, Check&& check) {
-  try {
-    return check();
-  } catch (const std::invalid_argument& e) {
-    const std::string message = e.what();
-    const std::size_t end = message.find(": ");
-    if (message.rfind("tilegemm::gemm", 0) != 0 || end == std::string::npos) throw;
-    throw std::invalid_argument(function + message.substr(end));
-  }
-}
-
 // Checks the stride between the problems' copies of one operand (in elements) and returns the elements of its buffer
 // the whole batch spans, given `needed`, what one problem spans; no arithmetic here can overflow on any input.
 inline long long check_stride(const std::string& name, long long stride, long long batch_count, long long needed) {
@@ -57,51 +43,40 @@ inline long long check_stride(const std::string& name, long long stride, long lo
 // p at its offset + p * stride, as check_arguments does for one product: buffers where the batch uses them (A and B
 // when it reads them, C unless it is empty), large enough for every problem. C's problems must not share memory
 // with each other, nor with an A or B that is read.
-TILEGEMM_ENTRY GemmProblem check_batched_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b,
-                                                   long long m, long long n, long long k, ScalarValue alpha,
-                                                   const cl::Buffer& a, long long a_offset, long long lda,
-                                                   long long a_stride, const cl::Buffer& b, long long b_offset,
-                                                   long long ldb, long long b_stride, ScalarValue beta,
-                                                   const cl::Buffer& c, long long c_offset, long long ldc,
-                                                   long long c_stride, long long batch_count);
+TILEGEMM_ENTRY GemmProblem check_batched_arguments(const cl::Context& context, const GemmArguments& x);
 #if TILEGEMM_ENTRY_BODIES
-TILEGEMM_ENTRY GemmProblem check_batched_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b,
-                                                   long long m, long long n, long long k, ScalarValue alpha,
-                                                   const cl::Buffer& a, long long a_offset, long long lda,
-                                                   long long a_stride, const cl::Buffer& b, long long b_offset,
-                                                   long long ldb, long long b_stride, ScalarValue beta,
-                                                   const cl::Buffer& c, long long c_offset, long long ldc,
-                                                   long long c_stride, long long batch_count) {
+TILEGEMM_ENTRY GemmProblem check_batched_arguments(const cl::Context& context, const GemmArguments& x) {
+  const long long batch_count = x.batch_count, m = x.m, n = x.n;
   if (batch_count < 0 || batch_count > index_limit)
     fail_batch("batch_count must be between 0 and " + std::to_string(index_limit) + " (got " +
                std::to_string(batch_count) + ").");
-  CheckedStorage checked =
-      check_sizes_and_storage(trans_a, trans_b, m, n, k, alpha, a_offset, lda, b_offset, ldb, beta, c_offset, ldc);
+  CheckedStorage checked = check_sizes_and_storage(x);
   GemmProblem& p = checked.problem;
   p.shape.batch = static_cast<int>(batch_count);
   const std::size_t size = p.scalar_size();
   const long long a_rows = checked.a_rows, a_cols = checked.a_cols, b_rows = checked.b_rows, b_cols = checked.b_cols;
   // The elements of each buffer the whole batch reaches.
-  const long long a_needed = check_stride("A", a_stride, batch_count, checked.a_needed);
-  const long long b_needed = check_stride("B", b_stride, batch_count, checked.b_needed);
-  const long long c_needed = check_stride("C", c_stride, batch_count, checked.c_needed);
+  const long long a_needed = check_stride("A", x.a.stride, batch_count, checked.a_needed);
+  const long long b_needed = check_stride("B", x.b.stride, batch_count, checked.b_needed);
+  const long long c_needed = check_stride("C", x.c.stride, batch_count, checked.c_needed);
   // A batch of one is the single product, planned as gemm plans it (a stride that is no whole vector changes nothing).
-  p.shape.a.stride = batch_count > 1 ? static_cast<int>(a_stride) : 0;
-  p.shape.b.stride = batch_count > 1 ? static_cast<int>(b_stride) : 0;
-  p.shape.c.stride = batch_count > 1 ? static_cast<int>(c_stride) : 0;
-  p.a = a;
-  p.b = b;
-  p.c = c;
+  p.shape.a.stride = batch_count > 1 ? static_cast<int>(x.a.stride) : 0;
+  p.shape.b.stride = batch_count > 1 ? static_cast<int>(x.b.stride) : 0;
+  p.shape.c.stride = batch_count > 1 ? static_cast<int>(x.c.stride) : 0;
+  p.a = x.a.buffer;
+  p.b = x.b.buffer;
+  p.c = x.c.buffer;
   const bool writes_c = m > 0 && n > 0 && batch_count > 0;
-  const bool reads_ab = writes_c && k > 0 && alpha.value != 0;
+  const bool reads_ab = writes_c && x.k > 0 && x.alpha.value != 0;
   if (reads_ab) {
-    check_buffer("A", a, a_rows, a_cols, p.shape.a, a_needed, size, context, batch_count, a_stride);
-    check_buffer("B", b, b_rows, b_cols, p.shape.b, b_needed, size, context, batch_count, b_stride);
+    check_buffer("A", x.a.buffer, a_rows, a_cols, p.shape.a, a_needed, size, context, batch_count, x.a.stride);
+    check_buffer("B", x.b.buffer, b_rows, b_cols, p.shape.b, b_needed, size, context, batch_count, x.b.stride);
   }
   if (!writes_c) return p;
-  check_buffer("C", c, m, n, p.shape.c, c_needed, size, context, batch_count, c_stride);
-  const MemoryOrigin c_origin = origin_of(c);
-  const BatchSpans c_spans = batch_spans(c_origin, c_offset, ldc, m, n, c_stride, batch_count, size);
+  check_buffer("C", x.c.buffer, m, n, p.shape.c, c_needed, size, context, batch_count, x.c.stride);
+  const long long c_stride = x.c.stride, ldc = x.c.ld;
+  const MemoryOrigin c_origin = origin_of(x.c.buffer);
+  const BatchSpans c_spans = batch_spans(c_origin, x.c.offset, ldc, m, n, c_stride, batch_count, size);
   if (problems_overlap(c_spans)) {
     const long long j = first_overlapping_problem(c_spans);
     fail_batch("the problems of C overlap each other: C of problem 0 and C of problem " + std::to_string(j) +
@@ -111,12 +86,12 @@ TILEGEMM_ENTRY GemmProblem check_batched_arguments(const cl::Context& context, T
                std::to_string(ldc * (n - 1) + m) + " keeps them apart.");
   }
   if (reads_ab) {
-    for (const auto& [name, buffer, offset, ld, rows, cols, stride] :
-         {std::tuple{"A", a, a_offset, lda, a_rows, a_cols, a_stride},
-          std::tuple{"B", b, b_offset, ldb, b_rows, b_cols, b_stride}}) {
-      const MemoryOrigin origin = origin_of(buffer);
+    for (const auto& [name, operand, rows, cols] :
+         {std::tuple{"A", &x.a, a_rows, a_cols}, std::tuple{"B", &x.b, b_rows, b_cols}}) {
+      const MemoryOrigin origin = origin_of(operand->buffer);
       if (origin.root != c_origin.root) continue;
-      const BatchSpans spans = batch_spans(origin, offset, ld, rows, cols, stride, batch_count, size);
+      const BatchSpans spans =
+          batch_spans(origin, operand->offset, operand->ld, rows, cols, operand->stride, batch_count, size);
       if (batches_overlap(c_spans, spans))
         fail_batch(std::string("C overlaps ") + name + " in memory: the C of a problem shares elements with the " +
                    name +
@@ -126,16 +101,5 @@ TILEGEMM_ENTRY GemmProblem check_batched_arguments(const cl::Context& context, T
   return p;
 }
 #endif
-
-// The same for arguments of type Scalar.
-template <class Scalar>
-GemmProblem check_batched_arguments(const cl::Context& context, Transpose trans_a, Transpose trans_b, long long m,
-                                    long long n, long long k, Scalar alpha, const cl::Buffer& a, long long a_offset,
-                                    long long lda, long long a_stride, const cl::Buffer& b, long long b_offset,
-                                    long long ldb, long long b_stride, Scalar beta, const cl::Buffer& c,
-                                    long long c_offset, long long ldc, long long c_stride, long long batch_count) {
-  return check_batched_arguments(context, trans_a, trans_b, m, n, k, scalar_value(alpha), a, a_offset, lda, a_stride, b,
-                                 b_offset, ldb, b_stride, scalar_value(beta), c, c_offset, ldc, c_stride, batch_count);
-}
 
 }  // namespace tilegemm::detail

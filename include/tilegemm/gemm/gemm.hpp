@@ -1,6 +1,7 @@
 // gemm: the BLAS-style product on cl::Buffers, C = alpha * op(A) * op(B) + beta * C, column-major.
 #pragma once
 
+#include <exception>
 #include <type_traits>
 #include <vector>
 
@@ -20,6 +21,12 @@
 
 namespace tilegemm {
 namespace detail {
+
+// The default of a scalar template argument that must be named (gemm<float>(...)): a call that names none meets a
+// sentence saying so rather than "couldn't deduce template parameter".
+struct ScalarNotNamed {};
+template <class Scalar>
+inline constexpr bool scalar_named = !std::is_same_v<Scalar, ScalarNotNamed>;
 
 // The configuration a Config template argument names, or null for AutoConfig (chosen per device and shape).
 template <class Config>
@@ -50,15 +57,15 @@ TILEGEMM_ENTRY Plan plan_gemm(const KernelDescription* config, const GemmShape& 
 }
 #endif
 
-// Plans and runs a checked product in the math mode of this thread's call (math_mode()); the returned event
-// completes with C.
+// Plans and runs a checked product in the call's math mode (call.options.math); the returned event completes with C.
 TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescription* config, const GemmProblem& p,
                                   const std::vector<cl::Event>& wait);
 #if TILEGEMM_ENTRY_BODIES
 TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescription* config, const GemmProblem& p,
                                   const std::vector<cl::Event>& wait) {
   PlanOptions options;
-  options.math = math_mode();
+  if (call.options.math_refused) std::rethrow_exception(call.options.math_refused);
+  options.math = call.options.math;
   const Plan plan = plan_gemm(config, p.shape, p.alpha.value == 0, call.limits, p.scalar_size(), options);
   report_choice(plan, p.shape, call.limits, p.scalar_size(), options.math);
   try {
@@ -91,26 +98,42 @@ TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescripti
 // with it. C must not overlap A or B. When beta is zero, C is not read. `math` is the arithmetic of a float product
 // (MathMode; by default the thread's or the process's, math_mode()). Bad arguments throw std::invalid_argument,
 // OpenCL failures tilegemm::Error.
-template <class Scalar, class Config = AutoConfig, class Alpha, class Beta>
+template <class Scalar = detail::ScalarNotNamed, class Config = AutoConfig, class Alpha, class Beta>
 cl::Event gemm(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, long long m, long long n,
                long long k, Alpha alpha, const cl::Buffer& a, long long a_offset, long long lda, const cl::Buffer& b,
                long long b_offset, long long ldb, Beta beta, const cl::Buffer& c, long long c_offset, long long ldc,
                const std::vector<cl::Event>& wait = {}, MathMode math = math_mode()) {
+  static_assert(detail::scalar_named<Scalar>,
+                "tilegemm::gemm: name the scalar type, float or double: tilegemm::gemm<float>(queue, ...).");
   static_assert(!detail::is_tile_config<Scalar>::value && !std::is_same_v<Scalar, AutoConfig>,
                 "tilegemm::gemm: name the scalar type first, then the configuration: gemm<float, Config>(...).");
-  detail::require_supported_scalar<Scalar>();
   static_assert(std::is_arithmetic_v<Alpha> && std::is_arithmetic_v<Beta>,
                 "tilegemm::gemm: alpha and beta must be numbers (they are converted to the scalar type).");
-  constexpr const detail::KernelDescription* config = detail::description_of<Config>();
-  const ScopedMathMode call_math(math);
-  return detail::translate_cl_errors([&] {
-    const detail::CallContext call = detail::CallContext::of(queue);
-    detail::check_wait_list(wait);
-    const detail::GemmProblem problem =
-        detail::check_arguments<Scalar>(call.context, trans_a, trans_b, m, n, k, static_cast<Scalar>(alpha), a,
-                                        a_offset, lda, b, b_offset, ldb, static_cast<Scalar>(beta), c, c_offset, ldc);
-    return detail::run_gemm(call, config, problem, wait);
-  });
+  if constexpr (!detail::scalar_named<Scalar>) {
+    return cl::Event();  // refused above; nothing more to say
+  } else {
+    detail::require_supported_scalar<Scalar>();
+    constexpr const detail::KernelDescription* config = detail::description_of<Config>();
+    return detail::translate_cl_errors([&] {
+      detail::CallOptions options = detail::CallOptions::defaults();
+      options.math = math;  // this call's, passed on in its context (TILEGEMM_MATH's, valid or not, is not read)
+      options.math_refused = nullptr;
+      const detail::CallContext call = detail::CallContext::of(queue, options);
+      detail::check_wait_list(wait);
+      const detail::GemmProblem problem =
+          detail::check_arguments(call.context, {trans_a,
+                                                 trans_b,
+                                                 m,
+                                                 n,
+                                                 k,
+                                                 detail::scalar_value(static_cast<Scalar>(alpha)),
+                                                 {a, a_offset, lda},
+                                                 {b, b_offset, ldb},
+                                                 detail::scalar_value(static_cast<Scalar>(beta)),
+                                                 {c, c_offset, ldc}});
+      return detail::run_gemm(call, config, problem, wait);
+    });
+  }
 }
 
 }  // namespace tilegemm

@@ -23,31 +23,46 @@ namespace tilegemm {
 // not share memory with each other or with A's and B's. batch_count = 0, like an empty C, does nothing. Waits for
 // `wait`, returns without waiting for the result; the returned event completes with every C. Bad arguments throw
 // std::invalid_argument, OpenCL failures tilegemm::Error.
-template <class Scalar, class Config = AutoConfig, class Alpha, class Beta>
+template <class Scalar = detail::ScalarNotNamed, class Config = AutoConfig, class Alpha, class Beta>
 cl::Event gemm_strided_batched(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, long long m,
                                long long n, long long k, Alpha alpha, const cl::Buffer& a, long long a_offset,
                                long long lda, long long a_stride, const cl::Buffer& b, long long b_offset,
                                long long ldb, long long b_stride, Beta beta, const cl::Buffer& c, long long c_offset,
                                long long ldc, long long c_stride, long long batch_count,
                                const std::vector<cl::Event>& wait = {}) {
+  static_assert(detail::scalar_named<Scalar>,
+                "tilegemm::gemm_strided_batched: name the scalar type, float or double: "
+                "tilegemm::gemm_strided_batched<float>(queue, ...).");
   static_assert(!detail::is_tile_config<Scalar>::value && !std::is_same_v<Scalar, AutoConfig>,
                 "tilegemm::gemm_strided_batched: name the scalar type first, then the configuration: "
                 "gemm_strided_batched<float, Config>(...).");
-  detail::require_supported_scalar<Scalar>();
   static_assert(std::is_arithmetic_v<Alpha> && std::is_arithmetic_v<Beta>,
                 "tilegemm::gemm_strided_batched: alpha and beta must be numbers (they are converted to the scalar "
                 "type).");
-  constexpr const detail::KernelDescription* config = detail::description_of<Config>();
-  return detail::translate_cl_errors([&] {
-    const detail::CallContext call = detail::CallContext::of(queue);
-    const detail::GemmProblem problem = detail::naming("tilegemm::gemm_strided_batched", [&] {
-      detail::check_wait_list(wait);
-      return detail::check_batched_arguments<Scalar>(
-          call.context, trans_a, trans_b, m, n, k, static_cast<Scalar>(alpha), a, a_offset, lda, a_stride, b, b_offset,
-          ldb, b_stride, static_cast<Scalar>(beta), c, c_offset, ldc, c_stride, batch_count);
+  if constexpr (!detail::scalar_named<Scalar>) {
+    return cl::Event();  // refused above; nothing more to say
+  } else {
+    detail::require_supported_scalar<Scalar>();
+    constexpr const detail::KernelDescription* config = detail::description_of<Config>();
+    return detail::translate_cl_errors([&] {
+      const detail::CallContext call = detail::CallContext::of(queue);
+      const detail::GemmProblem problem = detail::naming("tilegemm::gemm_strided_batched", [&] {
+        detail::check_wait_list(wait);
+        return detail::check_batched_arguments(call.context, {trans_a,
+                                                              trans_b,
+                                                              m,
+                                                              n,
+                                                              k,
+                                                              detail::scalar_value(static_cast<Scalar>(alpha)),
+                                                              {a, a_offset, lda, a_stride},
+                                                              {b, b_offset, ldb, b_stride},
+                                                              detail::scalar_value(static_cast<Scalar>(beta)),
+                                                              {c, c_offset, ldc, c_stride},
+                                                              batch_count});
+      });
+      return detail::run_gemm(call, config, problem, wait);
     });
-    return detail::run_gemm(call, config, problem, wait);
-  });
+  }
 }
 
 }  // namespace tilegemm

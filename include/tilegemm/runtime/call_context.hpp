@@ -1,34 +1,14 @@
-// runtime/call_context: what one call needs to know about its queue, looked up once: context, device and limits.
+// runtime/call_context: what one call needs to know about its queue, looked up once (context, device and limits),
+// and the options it was given.
 #pragma once
 
 #include "../config/linkage.hpp"
+#include "call_options.hpp"
 #include "device_limits.hpp"
 #include "error.hpp"
 #include "opencl.hpp"
 
 namespace tilegemm::detail {
-
-// Calls made on this thread while one lives plan for `device` instead of their queue's device description: so
-// that tests can run the plan made for a GPU (tiled corners, strips, split-K) on the CPU device CI has. Nested
-// ones stack.
-class ScopedDeviceDescription {
- public:
-  explicit ScopedDeviceDescription(const DeviceLimits& device) : device_(device), outer_(current()) {
-    current() = &device_;
-  }
-  ~ScopedDeviceDescription() { current() = outer_; }
-  ScopedDeviceDescription(const ScopedDeviceDescription&) = delete;
-  ScopedDeviceDescription& operator=(const ScopedDeviceDescription&) = delete;
-
-  static const DeviceLimits*& current() {
-    thread_local const DeviceLimits* device = nullptr;
-    return device;
-  }
-
- private:
-  DeviceLimits device_;
-  const DeviceLimits* outer_;
-};
 
 struct CallContext {
   cl::CommandQueue queue;
@@ -36,13 +16,16 @@ struct CallContext {
   cl::Device device;
   DeviceLimits limits;
   bool in_order = true;  // the queue runs its commands one after the other
+  CallOptions options;   // what the call was told: read by the callees, never from thread-locals
 
-  // The call context of `queue` (its context, device and limits, or the ScopedDeviceDescription in force).
-  static CallContext of(const cl::CommandQueue& queue);
+  // The call context of `queue` (its context, device and limits, or options.device's description in their place)
+  // with `options`, by default the front end's (CallOptions::defaults()).
+  static CallContext of(const cl::CommandQueue& queue) { return of(queue, CallOptions::defaults()); }
+  static CallContext of(const cl::CommandQueue& queue, const CallOptions& options);
 };
 
 #if TILEGEMM_ENTRY_BODIES
-TILEGEMM_ENTRY CallContext CallContext::of(const cl::CommandQueue& queue) {
+TILEGEMM_ENTRY CallContext CallContext::of(const cl::CommandQueue& queue, const CallOptions& options) {
   if (queue() == nullptr) {
     throw Error(CL_INVALID_COMMAND_QUEUE,
                 "tilegemm: the cl::CommandQueue is null; pass a queue created for a "
@@ -55,8 +38,8 @@ TILEGEMM_ENTRY CallContext CallContext::of(const cl::CommandQueue& queue) {
   cl_command_queue_properties properties = 0;
   check(queue.getInfo(CL_QUEUE_PROPERTIES, &properties), "clGetCommandQueueInfo(CL_QUEUE_PROPERTIES)");
   call.in_order = (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0;
-  const DeviceLimits* described = ScopedDeviceDescription::current();
-  call.limits = described ? *described : device_limits(call.device);
+  call.options = options;
+  call.limits = options.device ? *options.device : device_limits(call.device);
   return call;
 }
 #endif

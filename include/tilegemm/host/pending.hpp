@@ -1,11 +1,13 @@
-// eigen/pending: Pending<T>, the handle an asynchronous gpu_gemm returns: wait on it, ask for its cl::Event, or
-// turn it into the result; a failure of the call surfaces there as the exception the blocking call throws.
+// host/pending: Pending<T>, the handle an asynchronous call (gemm_async, gpu_gemm_async) returns: wait on it, ask
+// for its cl::Event, or turn it into the result; a failure of the call surfaces there as the exception the blocking
+// call throws.
 #pragma once
 
 #include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -48,9 +50,11 @@ class Pending {
         result_(std::move(other.result_)),
         keep_alive_(std::move(other.keep_alive_)),
         finish_(std::move(other.finish_)),
-        finished_(other.finished_) {
+        finished_(other.finished_),
+        moved_from_(other.moved_from_) {
     other.done_ = cl::Event();
     other.finish_ = nullptr;
+    other.moved_from_ = true;
   }
   Pending& operator=(Pending&& other) noexcept {
     if (this != &other) {
@@ -61,8 +65,10 @@ class Pending {
       result_ = std::move(other.result_);
       keep_alive_ = std::move(other.keep_alive_);
       finish_ = std::move(other.finish_);
+      moved_from_ = other.moved_from_;
       other.done_ = cl::Event();
       other.finish_ = nullptr;
+      other.moved_from_ = true;
     }
     return *this;
   }
@@ -78,21 +84,26 @@ class Pending {
   // The event of the call's last command (null when the call failed before enqueueing anything).
   const cl::Event& event() const { return done_; }
 
-  // Waits until the call has finished; throws what the call would have thrown.
+  // Waits until the call has finished; throws what the call would have thrown. A handle moved from has no call: it
+  // throws std::logic_error, as a second get() does, rather than report a result it does not have.
   void wait() {
+    if (moved_from_) refuse_moved_from("wait");
     if (failure_) std::rethrow_exception(failure_);
-    if (done_() == nullptr || finished_) return;
-    const cl_int waited = done_.wait();
-    finished_ = true;
-    cl_int status = CL_COMPLETE;
-    done_.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status);
-    if (waited != CL_SUCCESS || status < 0) {
-      failure_ = std::make_exception_ptr(
-          Error(status < 0 ? status : waited, std::string("tilegemm: the product failed on the device with ") +
-                                                  detail::error_name(status < 0 ? status : waited)));
-      keep_alive_.reset();
-      std::rethrow_exception(failure_);
+    if (finished_ && !finish_) return;
+    if (!finished_ && done_() != nullptr) {
+      const cl_int waited = done_.wait();
+      cl_int status = CL_COMPLETE;
+      done_.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status);
+      if (waited != CL_SUCCESS || status < 0) {
+        finished_ = true;
+        failure_ = std::make_exception_ptr(
+            Error(status < 0 ? status : waited, std::string("tilegemm: the product failed on the device with ") +
+                                                    detail::error_name(status < 0 ? status : waited)));
+        keep_alive_.reset();
+        std::rethrow_exception(failure_);
+      }
     }
+    finished_ = true;
     if (finish_) {
       auto finish = std::move(finish_);
       finish_ = nullptr;
@@ -109,6 +120,7 @@ class Pending {
 
   // Waits, then hands over the result (once).
   T get() {
+    if (moved_from_) refuse_moved_from("get");
     wait();
     if constexpr (!std::is_void_v<T>) {
       if (!result_) throw std::logic_error("tilegemm::Pending::get: the result was taken already.");
@@ -119,11 +131,16 @@ class Pending {
   }
 
  private:
+  [[noreturn]] static void refuse_moved_from(const char* function) {
+    throw std::logic_error(std::string("tilegemm::Pending::") + function +
+                           ": this handle was moved from; the call's result is in the handle it was moved to.");
+  }
+
   // What wait() does, for a handle dropped or assigned over: its commands may still write memory it holds, and a host
   // C written through a copy is written only here. An error is lost: no one is left to receive it.
   void finish_quietly() noexcept {
     try {
-      if (!failure_) wait();
+      if (!failure_ && !moved_from_) wait();
     } catch (...) {
     }
     keep_alive_.reset();
@@ -135,7 +152,8 @@ class Pending {
   std::optional<std::conditional_t<std::is_void_v<T>, char, T>> result_;
   std::shared_ptr<void> keep_alive_;
   std::function<void()> finish_;
-  bool finished_ = false;  // waited for (the destructor need not wait again)
+  bool finished_ = false;    // waited for (the destructor need not wait again)
+  bool moved_from_ = false;  // its call went to another handle
 };
 
 }  // namespace tilegemm

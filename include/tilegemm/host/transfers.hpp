@@ -1,8 +1,7 @@
-// eigen/transfers: copies between Eigen storage on the host and column-major matrices in device buffers, each
+// host/transfers: copies between host storage and column-major matrices in device buffers, each
 // column at its leading dimension on both sides, touching nothing between the columns.
 #pragma once
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -14,7 +13,7 @@
 #include "../runtime/call_context.hpp"
 #include "../runtime/error.hpp"
 #include "../runtime/opencl.hpp"
-#include "eigen_operand.hpp"
+#include "host_operand.hpp"
 
 namespace tilegemm::detail {
 
@@ -48,11 +47,11 @@ struct TransferPart {
 // counted in whole pitch rows, within the matrix's last element: NVIDIA's driver refuses a rect whose last pitch row
 // reaches past the buffer's end, which a buffer ending at the matrix's last element does not hold. A column that would
 // need that row goes as a contiguous run.
-TILEGEMM_ENTRY std::vector<TransferPart> transfer_parts(Eigen::Index offset, Eigen::Index ld, Eigen::Index rows,
-                                                        Eigen::Index cols, std::size_t scalar_size);
+TILEGEMM_ENTRY std::vector<TransferPart> transfer_parts(std::ptrdiff_t offset, std::ptrdiff_t ld, std::ptrdiff_t rows,
+                                                        std::ptrdiff_t cols, std::size_t scalar_size);
 #if TILEGEMM_ENTRY_BODIES
-TILEGEMM_ENTRY std::vector<TransferPart> transfer_parts(Eigen::Index offset, Eigen::Index ld, Eigen::Index rows,
-                                                        Eigen::Index cols, std::size_t scalar_size) {
+TILEGEMM_ENTRY std::vector<TransferPart> transfer_parts(std::ptrdiff_t offset, std::ptrdiff_t ld, std::ptrdiff_t rows,
+                                                        std::ptrdiff_t cols, std::size_t scalar_size) {
   std::vector<TransferPart> parts;
   if (rows <= 0 || cols <= 0) return parts;
   // Sizes of a matrix that fits its buffer: nothing here overflows std::size_t.
@@ -90,8 +89,8 @@ TILEGEMM_ENTRY std::vector<TransferPart> transfer_parts(Eigen::Index offset, Eig
 // leading dimension `ld` (a dense one at 0 by default); blocking, so that the host memory may change afterwards.
 template <class Scalar, class Pointer>
 void to_device(const cl::CommandQueue& queue, const HostOperand<Scalar, Pointer>& host, const cl::Buffer& device,
-               Eigen::Index offset = 0, Eigen::Index ld = 0) {
-  if (ld == 0) ld = std::max<Eigen::Index>(host.rows, 1);
+               std::ptrdiff_t offset = 0, std::ptrdiff_t ld = 0) {
+  if (ld == 0) ld = std::max<std::ptrdiff_t>(host.rows, 1);
   if (host.ld == host.rows && ld == host.rows) {
     check(queue.enqueueWriteBuffer(device, CL_TRUE, sizeof(Scalar) * offset, sizeof(Scalar) * host.rows * host.cols,
                                    host.data),
@@ -116,8 +115,8 @@ void to_device(const cl::CommandQueue& queue, const HostOperand<Scalar, Pointer>
 // (possibly strided) storage of `host` after `wait`; blocking.
 template <class Scalar>
 void from_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, const HostOperand<Scalar, Scalar*>& host,
-                 const std::vector<cl::Event>& wait, Eigen::Index offset = 0, Eigen::Index ld = 0) {
-  if (ld == 0) ld = std::max<Eigen::Index>(host.rows, 1);
+                 const std::vector<cl::Event>& wait, std::ptrdiff_t offset = 0, std::ptrdiff_t ld = 0) {
+  if (ld == 0) ld = std::max<std::ptrdiff_t>(host.rows, 1);
   const std::vector<cl::Event>* events = wait.empty() ? nullptr : &wait;
   if (host.ld == host.rows && ld == host.rows) {
     check(queue.enqueueReadBuffer(buffer, CL_TRUE, sizeof(Scalar) * offset, sizeof(Scalar) * host.rows * host.cols,
@@ -140,16 +139,17 @@ void from_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, const 
 }
 
 // Starts reading a rows x cols device matrix at `offset` with leading dimension `ld` into the (possibly strided)
-// storage of `host` after `wait`, and returns at once; the host memory must stay alive until the event completes.
+// storage of `host` after `wait`, and returns at once; the host memory must stay alive until the event completes,
+// which on an out-of-order queue (`in_order` false) is a marker after every read.
 template <class Scalar>
 cl::Event start_reading(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                         const HostOperand<Scalar, Scalar*>& host, const std::vector<cl::Event>& wait,
-                        Eigen::Index offset, Eigen::Index ld) {
+                        std::ptrdiff_t offset, std::ptrdiff_t ld, bool in_order) {
   const std::vector<cl::Event>* events = wait.empty() ? nullptr : &wait;
   cl::Event done;
+  std::vector<cl::Event> reads;
   const std::size_t host_pitch = sizeof(Scalar) * host.ld;
   for (const TransferPart& d : transfer_parts(offset, ld, host.rows, host.cols, sizeof(Scalar))) {
-    // In order: the last command ends last.
     if (d.contiguous) {
       check(queue.enqueueReadBuffer(buffer, CL_FALSE, d.origin[0], d.region[0],
                                     reinterpret_cast<char*>(host.data) + d.host_column * host_pitch + d.host_x, events,
@@ -160,49 +160,47 @@ cl::Event start_reading(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                                         host_pitch, 0, host.data, events, &done),
             "clEnqueueReadBufferRect");
     }
+    reads.push_back(done);
   }
+  if (!in_order && reads.size() > 1)
+    check(queue.enqueueMarkerWithWaitList(&reads, &done), "clEnqueueMarkerWithWaitList");
   return done;
 }
 
 TILEGEMM_ENTRY_INSTANCE(void to_device<float, const float*>(const cl::CommandQueue&, const HostOperand<float>&,
-                                                            const cl::Buffer&, Eigen::Index, Eigen::Index))
+                                                            const cl::Buffer&, std::ptrdiff_t, std::ptrdiff_t))
 TILEGEMM_ENTRY_INSTANCE(void from_device<float>(const cl::CommandQueue&, const cl::Buffer&,
                                                 const HostOperand<float, float*>&, const std::vector<cl::Event>&,
-                                                Eigen::Index, Eigen::Index))
+                                                std::ptrdiff_t, std::ptrdiff_t))
 TILEGEMM_ENTRY_INSTANCE(cl::Event start_reading<float>(const cl::CommandQueue&, const cl::Buffer&,
                                                        const HostOperand<float, float*>&, const std::vector<cl::Event>&,
-                                                       Eigen::Index, Eigen::Index))
+                                                       std::ptrdiff_t, std::ptrdiff_t, bool))
 TILEGEMM_ENTRY_INSTANCE(void to_device<double, const double*>(const cl::CommandQueue&, const HostOperand<double>&,
-                                                              const cl::Buffer&, Eigen::Index, Eigen::Index))
+                                                              const cl::Buffer&, std::ptrdiff_t, std::ptrdiff_t))
 TILEGEMM_ENTRY_INSTANCE(void from_device<double>(const cl::CommandQueue&, const cl::Buffer&,
                                                  const HostOperand<double, double*>&, const std::vector<cl::Event>&,
-                                                 Eigen::Index, Eigen::Index))
+                                                 std::ptrdiff_t, std::ptrdiff_t))
 TILEGEMM_ENTRY_INSTANCE(cl::Event start_reading<double>(const cl::CommandQueue&, const cl::Buffer&,
                                                         const HostOperand<double, double*>&,
-                                                        const std::vector<cl::Event>&, Eigen::Index, Eigen::Index))
-
-// The bytes of a dense copy of a host operand.
-template <class Scalar, class Pointer>
-std::size_t dense_bytes(const HostOperand<Scalar, Pointer>& host) {
-  return sizeof(Scalar) * host.rows * host.cols;
-}
+                                                        const std::vector<cl::Event>&, std::ptrdiff_t, std::ptrdiff_t,
+                                                        bool))
 
 // Enqueues copies on the device, after `wait`, of a rows x cols matrix at `src_offset` with leading dimension
 // `src_ld` in `src` to `dst_offset` with leading dimension `dst_ld` in `dst`, and appends their events to `events`.
 // The rows are cut where the columns of either side cross a row pitch, so that no rect crosses one (see
 // transfer_parts); a rect whose last pitch row would reach past either matrix's last element leaves its last column
 // to a contiguous copy.
-TILEGEMM_ENTRY void copy_matrix_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, Eigen::Index src_offset,
-                                          Eigen::Index src_ld, const cl::Buffer& dst, Eigen::Index dst_offset,
-                                          Eigen::Index dst_ld, Eigen::Index rows, Eigen::Index cols,
-                                          std::size_t scalar_size, const std::vector<cl::Event>& wait,
-                                          std::vector<cl::Event>& events);
+TILEGEMM_ENTRY void copy_matrix_on_device(const cl::CommandQueue& queue, const cl::Buffer& src,
+                                          std::ptrdiff_t src_offset, std::ptrdiff_t src_ld, const cl::Buffer& dst,
+                                          std::ptrdiff_t dst_offset, std::ptrdiff_t dst_ld, std::ptrdiff_t rows,
+                                          std::ptrdiff_t cols, std::size_t scalar_size,
+                                          const std::vector<cl::Event>& wait, std::vector<cl::Event>& events);
 #if TILEGEMM_ENTRY_BODIES
-TILEGEMM_ENTRY void copy_matrix_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, Eigen::Index src_offset,
-                                          Eigen::Index src_ld, const cl::Buffer& dst, Eigen::Index dst_offset,
-                                          Eigen::Index dst_ld, Eigen::Index rows, Eigen::Index cols,
-                                          std::size_t scalar_size, const std::vector<cl::Event>& wait,
-                                          std::vector<cl::Event>& events) {
+TILEGEMM_ENTRY void copy_matrix_on_device(const cl::CommandQueue& queue, const cl::Buffer& src,
+                                          std::ptrdiff_t src_offset, std::ptrdiff_t src_ld, const cl::Buffer& dst,
+                                          std::ptrdiff_t dst_offset, std::ptrdiff_t dst_ld, std::ptrdiff_t rows,
+                                          std::ptrdiff_t cols, std::size_t scalar_size,
+                                          const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
   if (rows <= 0 || cols <= 0) return;
   const std::vector<cl::Event>* after = wait.empty() ? nullptr : &wait;
   // Sizes of matrices that fit their buffers: nothing here overflows std::size_t.
@@ -210,7 +208,7 @@ TILEGEMM_ENTRY void copy_matrix_on_device(const cl::CommandQueue& queue, const c
   struct Side {
     std::size_t offset, pitch, span_end;
   };
-  const auto side = [&](Eigen::Index offset, Eigen::Index ld) {
+  const auto side = [&](std::ptrdiff_t offset, std::ptrdiff_t ld) {
     const std::size_t o = static_cast<std::size_t>(offset), p = static_cast<std::size_t>(ld);
     return Side{o, p, o + (width - 1) * p + static_cast<std::size_t>(rows)};
   };
@@ -247,12 +245,12 @@ TILEGEMM_ENTRY void copy_matrix_on_device(const cl::CommandQueue& queue, const c
 
 // Copies a rows x cols matrix at `offset` with leading dimension `ld` into a dense one at the start of `dst`, on
 // the device.
-TILEGEMM_ENTRY void copy_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, Eigen::Index offset,
-                                   Eigen::Index ld, const cl::Buffer& dst, Eigen::Index rows, Eigen::Index cols,
+TILEGEMM_ENTRY void copy_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, std::ptrdiff_t offset,
+                                   std::ptrdiff_t ld, const cl::Buffer& dst, std::ptrdiff_t rows, std::ptrdiff_t cols,
                                    std::size_t scalar_size);
 #if TILEGEMM_ENTRY_BODIES
-TILEGEMM_ENTRY void copy_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, Eigen::Index offset,
-                                   Eigen::Index ld, const cl::Buffer& dst, Eigen::Index rows, Eigen::Index cols,
+TILEGEMM_ENTRY void copy_on_device(const cl::CommandQueue& queue, const cl::Buffer& src, std::ptrdiff_t offset,
+                                   std::ptrdiff_t ld, const cl::Buffer& dst, std::ptrdiff_t rows, std::ptrdiff_t cols,
                                    std::size_t scalar_size) {
   const std::size_t dense_pitch = scalar_size * static_cast<std::size_t>(rows);
   for (const TransferPart& s : transfer_parts(offset, ld, rows, cols, scalar_size)) {

@@ -1,4 +1,4 @@
-// eigen/staged_product: C = alpha * op(A) * op(B) + beta * C from host memory to host memory at the bus's speed:
+// host/staged_product: C = alpha * op(A) * op(B) + beta * C from host memory to host memory at the bus's speed:
 // operands go through pinned slots (copied in and out by several host threads), and C is made in blocks so that
 // uploading what the next block needs, multiplying this one and downloading the last one overlap on three queues.
 #pragma once
@@ -16,45 +16,10 @@
 #include "../runtime/host_threads.hpp"
 #include "../runtime/scratch_pool.hpp"
 #include "../runtime/staging.hpp"
-#include "eigen_operand.hpp"
+#include "host_operand.hpp"
 #include "transfers.hpp"
 
 namespace tilegemm::detail {
-
-// When and how the staged path runs: for products whose operands and result hold at least `from_bytes` in all, on
-// GPUs (a CPU device's memory is host memory: the direct path is as fast there), with pinned slots of `slot_bytes`,
-// C made in blocks of about `block_side` squared, the first of them in slices of K at least `first_block_depth` deep
-// (one slice where K is shallower than two), so that the first product waits for a slice of A's and B's first blocks
-// rather than all of them. The defaults were measured on an H200 (benchmarks/README.md). Tests lower the bound, the
-// slots, the depth, and let it run on CPU devices.
-struct StagedPathSettings {
-  std::size_t from_bytes = std::size_t{10} << 20;
-  std::size_t slot_bytes = std::size_t{16} << 20;
-  std::size_t block_side = 2048;
-  std::size_t first_block_depth = 4096;
-  bool on_cpu_devices = false;
-};
-
-// Calls of this thread, while one lives, use these settings instead (nested ones stack).
-class ScopedStagedPath {
- public:
-  explicit ScopedStagedPath(const StagedPathSettings& settings) : settings_(settings), outer_(current()) {
-    current() = &settings_;
-  }
-  ~ScopedStagedPath() { current() = outer_; }
-  ScopedStagedPath(const ScopedStagedPath&) = delete;
-  ScopedStagedPath& operator=(const ScopedStagedPath&) = delete;
-
-  static const StagedPathSettings*& current() {
-    thread_local const StagedPathSettings* settings = nullptr;
-    return settings;
-  }
-  static StagedPathSettings settings() { return current() ? *current() : StagedPathSettings{}; }
-
- private:
-  StagedPathSettings settings_;
-  const StagedPathSettings* outer_;
-};
 
 // Where the last staged call of this thread spent its time, in milliseconds: the host clock around the whole call
 // and around the host threads' copies, and the queues' profiling for the commands (each a sum over the blocks).
@@ -86,7 +51,7 @@ inline double event_ms(const cl::Event& event) {
 template <class Scalar, class PA, class PB, class PC>
 bool staged_path_applies(const CallContext& call, const HostOperand<Scalar, PA>& a, const HostOperand<Scalar, PB>& b,
                          const HostOperand<Scalar, PC>& c) {
-  const StagedPathSettings settings = ScopedStagedPath::settings();
+  const StagedPathSettings& settings = call.options.staged;
   if ((call.limits.type & CL_DEVICE_TYPE_CPU) && !settings.on_cpu_devices) return false;
   return dense_bytes(a) + dense_bytes(b) + dense_bytes(c) >= settings.from_bytes;
 }
@@ -168,7 +133,7 @@ void staged_product(const CallContext& call, const KernelDescription* config, co
     total += std::chrono::duration<double, std::milli>(Clock::now() - begin).count();
   };
 
-  const StagedPathSettings settings = ScopedStagedPath::settings();
+  const StagedPathSettings& settings = call.options.staged;
   const std::size_t slot_bytes = std::max(settings.slot_bytes, std::max<std::size_t>({m, a_rows, b_rows, 1}) * size);
   ScratchBuffer device_a(call, std::max(dense_bytes(a), size)), device_b(call, std::max(dense_bytes(b), size)),
       device_c(call, std::max(dense_bytes(c), size));
@@ -287,13 +252,18 @@ void staged_product(const CallContext& call, const KernelDescription* config, co
         std::vector<cl::Event> ready{a_ready[i], b_ready[j]};
         if (slice == 0 && beta != Scalar(0))
           ready.push_back(upload_block(c.data, c.ld, m, row0, row1, col0, col1, device_c.buffer()));
-        const GemmProblem block = check_arguments<Scalar>(
-            call.context, a.transposed ? Transpose::yes : Transpose::no, b.transposed ? Transpose::yes : Transpose::no,
-            static_cast<long long>(row1 - row0), static_cast<long long>(col1 - col0), static_cast<long long>(k1 - k0),
-            alpha, device_a.buffer(), static_cast<long long>(a.transposed ? row0 * a_rows + k0 : k0 * a_rows + row0),
-            lda, device_b.buffer(), static_cast<long long>(b.transposed ? k0 * b_rows + col0 : col0 * b_rows + k0), ldb,
-            slice == 0 ? beta : Scalar(1), device_c.buffer(), static_cast<long long>(col0 * m + row0),
-            static_cast<long long>(m));
+        const GemmProblem block = check_arguments(
+            call.context,
+            {a.transposed ? Transpose::yes : Transpose::no,
+             b.transposed ? Transpose::yes : Transpose::no,
+             static_cast<long long>(row1 - row0),
+             static_cast<long long>(col1 - col0),
+             static_cast<long long>(k1 - k0),
+             scalar_value(alpha),
+             {device_a.buffer(), static_cast<long long>(a.transposed ? row0 * a_rows + k0 : k0 * a_rows + row0), lda},
+             {device_b.buffer(), static_cast<long long>(b.transposed ? k0 * b_rows + col0 : col0 * b_rows + k0), ldb},
+             scalar_value(slice == 0 ? beta : Scalar(1)),
+             {device_c.buffer(), static_cast<long long>(col0 * m + row0), static_cast<long long>(m)}});
         product = run_gemm(compute, config, block, ready);
         products.push_back(product);
       }
