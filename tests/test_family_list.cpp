@@ -262,9 +262,16 @@ void check_run(const KernelDescription& config, int m, int n, int k, bool trans_
   const cl::Buffer b = upload(stored_b.data(), stored_b.size());
   const cl::Buffer c = upload(c_storage.data(), c_storage.size());
   const auto no = tilegemm::Transpose::no, yes = tilegemm::Transpose::yes;
-  const GemmProblem problem = check_arguments<float>(context, trans_a ? yes : no, trans_b ? yes : no, m, n, k, alpha, a,
-                                                     0, static_cast<int>(stored_a.rows()), b, 0,
-                                                     static_cast<int>(stored_b.rows()), beta, c, c_offset, ldc);
+  const GemmProblem problem = check_arguments(context, {trans_a ? yes : no,
+                                                        trans_b ? yes : no,
+                                                        m,
+                                                        n,
+                                                        k,
+                                                        scalar_value(alpha),
+                                                        {a, 0, stored_a.rows()},
+                                                        {b, 0, stored_b.rows()},
+                                                        scalar_value(beta),
+                                                        {c, c_offset, ldc}});
   const CallContext call = CallContext::of(queue);
   const Plan plan = plan_gemm(&config, problem.shape, alpha == 0.0f, call.limits, sizeof(float), {});
   REQUIRE(plan.config.family == config.family);

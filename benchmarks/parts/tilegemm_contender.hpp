@@ -33,9 +33,17 @@ Contender<Scalar> tilegemm_contender(const tilegemm::detail::KernelDescription* 
     const tilegemm::ScopedMathMode call_math(math);
     tilegemm::detail::translate_cl_errors([&] {
       const tilegemm::detail::CallContext call = tilegemm::detail::CallContext::of(device.queue);
-      const tilegemm::detail::GemmProblem problem = tilegemm::detail::check_arguments<Scalar>(
-          call.context, transpose_flag(t.a), transpose_flag(t.b), shape.m, shape.n, shape.k, Scalar(1), device.a, 0,
-          device.lda, device.b, 0, device.ldb, Scalar(0), device.c, 0, device.ldc);
+      const tilegemm::detail::GemmProblem problem =
+          tilegemm::detail::check_arguments(call.context, {transpose_flag(t.a),
+                                                           transpose_flag(t.b),
+                                                           shape.m,
+                                                           shape.n,
+                                                           shape.k,
+                                                           tilegemm::detail::scalar_value(Scalar(1)),
+                                                           {device.a, 0, device.lda},
+                                                           {device.b, 0, device.ldb},
+                                                           tilegemm::detail::scalar_value(Scalar(0)),
+                                                           {device.c, 0, device.ldc}});
       return tilegemm::detail::run_gemm(call, config, problem, {});
     });
   };
