@@ -30,27 +30,6 @@ using tilegemm_test::random_matrix;
 
 namespace {
 
-// ---- Hand-written device lists ----
-
-// An entry as a driver could report it, with no OpenCL device behind it.
-DeviceEntry described(std::string platform_name, std::string device_name, cl_device_type type) {
-  return DeviceEntry{cl::Device(), std::move(platform_name), std::move(device_name), type};
-}
-
-constexpr int no_match = -1;
-
-// The index choose_device gives for `spec`, or no_match.
-int choice(const std::vector<DeviceEntry>& entries, const std::string& spec) {
-  const std::optional<std::size_t> index = tilegemm::detail::choose_device(entries, spec);
-  return index ? static_cast<int>(*index) : no_match;
-}
-
-// A TILEGEMM_DEVICE value and the index of the entry it must choose, written out by hand.
-struct Expected {
-  const char* spec;
-  int index;
-};
-
 // The tilegemm::Error that `body` throws; fails the case when it throws none.
 template <class Body>
 tilegemm::Error error_from(Body&& body) {
@@ -62,12 +41,6 @@ tilegemm::Error error_from(Body&& body) {
   FAIL("no tilegemm::Error thrown");
   return tilegemm::Error(CL_SUCCESS, "");
 }
-
-// A PoCL CPU on platform 0, then an NVIDIA GPU on platform 1.
-const std::vector<DeviceEntry> pocl_then_h200 = {
-    described("Portable Computing Language", "pthread-haswell-AMD EPYC 9654 96-Core Processor", CL_DEVICE_TYPE_CPU),
-    described("NVIDIA CUDA", "NVIDIA H200", CL_DEVICE_TYPE_GPU),
-};
 
 // ---- Devices on this machine ----
 
