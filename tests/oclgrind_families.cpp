@@ -1,5 +1,5 @@
 // oclgrind_families: small odd products of every portable family on cl::Buffers, to run under oclgrind --data-races.
-// Run as `oclgrind --data-races --log LOG ./oclgrind_families` (CI: .ci/run): oclgrind's device is then the only one,
+// Run by tests/oclgrind_run.sh (ctest -L oclgrind, in CI's .ci/run): oclgrind's device is then the only one,
 // and any line in LOG is a diagnostic (a race, an out-of-bounds access), which CI fails on. The program also checks
 // every product against a double-precision reference and exits 1 on a wrong one. The NVIDIA-only families
 // (tensor_cores, warpgroup_mma, bulk_tensor_cores) do not run on oclgrind's device and are left out.
