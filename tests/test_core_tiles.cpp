@@ -107,20 +107,3 @@ TEST_CASE("the core tiles hold each element of an operand where wgmma reads it, 
   check_pack(call, {1, 1, 128, 8, true, 1, 2});
   check_pack(call, {200, 100, 128, 16, false, 2, 2});  // blocks of the pack kernel cut by both edges
 }
-
-TEST_CASE("the PTX of sm_90 is retargeted to sm_90a with its marked instructions uncommented", "[unit][core_tiles]") {
-  const std::string marker(sm90a_marker.view());
-  const std::string ptx = "//\n.version 9.0\n.target sm_90, texmode_independent\n.address_size 64\n\t" + marker +
-                          "wgmma.fence.sync.aligned;\n\t" + marker + "wgmma.commit_group.sync.aligned;\n";
-  const std::optional<std::string> retargeted = sm90a_ptx(ptx);
-  REQUIRE(retargeted.has_value());
-  CHECK(*retargeted ==
-        "//\n.version 9.0\n.target sm_90a, texmode_independent\n.address_size 64\n\t"
-        "wgmma.fence.sync.aligned;\n\twgmma.commit_group.sync.aligned;\n");
-  // Not PTX for sm_90 (another GPU's, already sm_90a, or not PTX at all): nothing, and the caller says so.
-  CHECK(!sm90a_ptx(".version 9.0\n.target sm_80\n" + marker + "wgmma.fence.sync.aligned;\n").has_value());
-  CHECK(!sm90a_ptx(".version 9.0\n.target sm_90a\n").has_value());
-  CHECK(!sm90a_ptx(".version 9.0\n.target sm_900\n").has_value());
-  CHECK(!sm90a_ptx("BC\xc0\xde").has_value());
-  CHECK(sm90a_ptx(".target sm_90").value() == ".target sm_90a");
-}

@@ -79,23 +79,6 @@ struct GemmCall {
 
 }  // namespace
 
-TEST_CASE("tilegemm::Error derives from std::runtime_error and carries the OpenCL code", "[unit][errors]") {
-  static_assert(std::is_base_of_v<std::runtime_error, tilegemm::Error>, "tilegemm::Error must be a runtime_error");
-  const tilegemm::Error error(CL_OUT_OF_RESOURCES, "out of resources");
-  CHECK(error.code() == CL_OUT_OF_RESOURCES);
-  CHECK(std::string(error.what()) == "out of resources");
-
-  // OpenCL failures name the function and the code.
-  CHECK_THROWS_AS(tilegemm::detail::check(CL_OUT_OF_RESOURCES, "clEnqueueNDRangeKernel"), tilegemm::Error);
-  CHECK_THROWS_WITH(tilegemm::detail::check(CL_OUT_OF_RESOURCES, "clEnqueueNDRangeKernel"),
-                    CONTAINS_ALL3("clEnqueueNDRangeKernel", "CL_OUT_OF_RESOURCES", "-5"));
-  CHECK(error_code([] { tilegemm::detail::check(CL_MEM_OBJECT_ALLOCATION_FAILURE, "clCreateBuffer"); }) ==
-        CL_MEM_OBJECT_ALLOCATION_FAILURE);
-  CHECK(error_code([] { tilegemm::detail::check(CL_SUCCESS, "clFinish"); }) == no_error);
-  CHECK(std::string(tilegemm::detail::error_name(CL_BUILD_PROGRAM_FAILURE)) == "CL_BUILD_PROGRAM_FAILURE");
-  CHECK(std::string(tilegemm::detail::error_name(CL_PLATFORM_NOT_FOUND_KHR)) == "CL_PLATFORM_NOT_FOUND_KHR");
-}
-
 TEST_CASE("gpu_gemm with mismatched shapes throws std::invalid_argument naming both shapes", "[errors]") {
   const Matrix<float> a = random_matrix<float>(3, 4), b = random_matrix<float>(5, 6);
   CHECK_THROWS_AS(tilegemm::gpu_gemm(a, b), std::invalid_argument);

@@ -91,10 +91,3 @@ TEST_CASE("copies in padded slices hold each element where bulk_tensor_cores rea
   check_padded<double>(call, {257, 33, 128, 32, 132, false, 2});  // blocks of the pack kernel cut by both edges
   check_padded<double>(call, {200, 100, 128, 16, 132, true, 1});
 }
-
-TEST_CASE("a copy in padded slices past 2^31 - 1 elements is refused", "[unit][padded_slices]") {
-  // 2^24 rows in tiles of 128 rows of 132 elements, 128 deep: 2^31 * 132 / 128 elements, past the kernels' indices.
-  CHECK_THROWS_AS(padded_slice_copy(1 << 24, 128, true, 128, 32, 132, 4, 1), std::invalid_argument);
-  CHECK_THROWS_AS(padded_slice_copy(1 << 20, 128, true, 128, 32, 132, 4, 16), std::invalid_argument);
-  CHECK_NOTHROW(padded_slice_copy(1 << 20, 128, true, 128, 32, 132, 4, 1));
-}

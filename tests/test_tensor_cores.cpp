@@ -210,44 +210,6 @@ Matrix<float> float_product(const Matrix<float>& a, const Matrix<float>& b, Math
 
 }  // namespace
 
-TEST_CASE("math modes have names, which TILEGEMM_MATH takes", "[unit][tensor_cores]") {
-  using tilegemm::detail::math_mode_from_environment;
-  using tilegemm::detail::parse_math_mode;
-  CHECK(parse_math_mode("ieee") == MathMode::ieee);
-  CHECK(parse_math_mode("tf32x3") == MathMode::tf32x3);
-  CHECK(parse_math_mode("tf32") == MathMode::tf32);
-  CHECK(!parse_math_mode("TF32").has_value());
-  CHECK(!parse_math_mode("fp32").has_value());
-  CHECK(!parse_math_mode("").has_value());
-  CHECK(math_mode_from_environment(nullptr) == MathMode::ieee);
-  CHECK(math_mode_from_environment("") == MathMode::ieee);
-  CHECK(math_mode_from_environment("tf32x3") == MathMode::tf32x3);
-  CHECK(math_mode_from_environment("tf32") == MathMode::tf32);
-  try {
-    math_mode_from_environment("tf32x2");
-    FAIL("TILEGEMM_MATH=tf32x2 was taken");
-  } catch (const tilegemm::Error& e) {
-    CHECK(e.code() == CL_INVALID_VALUE);
-    CHECK(std::string(e.what()).find("TILEGEMM_MATH is \"tf32x2\"") != std::string::npos);
-    CHECK(std::string(e.what()).find("expected ieee") != std::string::npos);
-  }
-}
-
-TEST_CASE("a ScopedMathMode sets the mode of this thread's calls while it lives, nested ones stack",
-          "[unit][tensor_cores]") {
-  const MathMode process = tilegemm::math_mode();  // TILEGEMM_MATH's, ieee when unset
-  {
-    const tilegemm::ScopedMathMode outer(MathMode::tf32);
-    CHECK(tilegemm::math_mode() == MathMode::tf32);
-    {
-      const tilegemm::ScopedMathMode inner(MathMode::tf32x3);
-      CHECK(tilegemm::math_mode() == MathMode::tf32x3);
-    }
-    CHECK(tilegemm::math_mode() == MathMode::tf32);
-  }
-  CHECK(tilegemm::math_mode() == process);
-}
-
 TEST_CASE("tensor_cores is refused where there are no tensor cores, and runs where there are", "[tensor_cores]") {
   const cl::CommandQueue queue = tilegemm::default_queue();
   if (!device_has_tensor_cores(queue)) {

@@ -1,0 +1,131 @@
+// oclgrind_families: small odd products of every portable family on cl::Buffers, to run under oclgrind --data-races.
+// Run by tests/oclgrind_run.sh (ctest -L oclgrind, in CI's .ci/run): oclgrind's device is then the only one,
+// and any line in LOG is a diagnostic (a race, an out-of-bounds access), which CI fails on. The program also checks
+// every product against a double-precision reference and exits 1 on a wrong one. The NVIDIA-only families
+// (tensor_cores, warpgroup_mma, bulk_tensor_cores) do not run on oclgrind's device and are left out.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tilegemm/core.hpp>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+using tilegemm::Transpose;
+
+// One product: sizes, transposes, and the padding of each operand (offset and extra rows of its leading dimension).
+struct Case {
+  long long m, n, k;
+  Transpose ta, tb;
+  long long offset, pad;
+};
+
+// Transposes, offsets, ld > rows, K = 0, a long K (split-K's slices), a single element.
+const std::vector<Case> cases = {
+    {13, 11, 7, Transpose::no, Transpose::no, 3, 2}, {9, 14, 5, Transpose::yes, Transpose::no, 0, 1},
+    {10, 7, 6, Transpose::no, Transpose::yes, 5, 0}, {7, 9, 11, Transpose::yes, Transpose::yes, 1, 3},
+    {5, 6, 0, Transpose::no, Transpose::no, 2, 1},   {6, 5, 130, Transpose::no, Transpose::no, 0, 0},
+    {1, 1, 1, Transpose::no, Transpose::no, 0, 0},
+};
+
+template <class Scalar>
+cl::Buffer buffer_of(const cl::Context& context, std::vector<Scalar>& host) {
+  cl_int status = CL_SUCCESS;
+  cl::Buffer buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, host.size() * sizeof(Scalar), host.data(),
+                    &status);
+  if (status != CL_SUCCESS) throw std::runtime_error("creating a buffer failed: " + std::to_string(status));
+  return buffer;
+}
+
+// Runs one case with Config; "" when C is right (and everything around its block untouched), else what is wrong.
+template <class Scalar, class Config>
+std::string run_case(const cl::CommandQueue& queue, const Case& c, std::mt19937& random) {
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  const long long a_rows = c.ta == Transpose::no ? c.m : c.k, a_cols = c.ta == Transpose::no ? c.k : c.m;
+  const long long b_rows = c.tb == Transpose::no ? c.k : c.n, b_cols = c.tb == Transpose::no ? c.n : c.k;
+  const long long lda = a_rows + c.pad, ldb = b_rows + c.pad, ldc = c.m + c.pad;
+  const auto filled = [&](long long count) {
+    std::vector<Scalar> v(static_cast<std::size_t>(count));
+    for (Scalar& x : v) x = static_cast<Scalar>(uniform(random));
+    return v;
+  };
+  std::vector<Scalar> a = filled(c.offset + lda * a_cols + 1), b = filled(c.offset + ldb * b_cols + 1);
+  std::vector<Scalar> c_host = filled(c.offset + ldc * c.n + 1);
+  const std::vector<Scalar> c_before = c_host;
+  const double alpha = 1.5, beta = -0.5;
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const cl::Buffer a_buffer = buffer_of(context, a), b_buffer = buffer_of(context, b);
+  const cl::Buffer c_buffer = buffer_of(context, c_host);
+  tilegemm::gemm<Scalar, Config>(queue, c.ta, c.tb, c.m, c.n, c.k, alpha, a_buffer, c.offset, lda, b_buffer, c.offset,
+                                 ldb, beta, c_buffer, c.offset, ldc)
+      .wait();
+  queue.enqueueReadBuffer(c_buffer, CL_TRUE, 0, c_host.size() * sizeof(Scalar), c_host.data());
+  const auto at = [](const std::vector<Scalar>& v, long long offset, long long ld, long long i, long long j) {
+    return static_cast<double>(v[static_cast<std::size_t>(offset + i + j * ld)]);
+  };
+  const double tolerance = (std::is_same<Scalar, float>::value ? 1e-5 : 1e-12) * static_cast<double>(c.k + 2);
+  for (long long j = 0; j < c.n; ++j) {
+    for (long long i = 0; i < c.m; ++i) {
+      double sum = 0;
+      for (long long p = 0; p < c.k; ++p) {
+        const double x = c.ta == Transpose::no ? at(a, c.offset, lda, i, p) : at(a, c.offset, lda, p, i);
+        const double y = c.tb == Transpose::no ? at(b, c.offset, ldb, p, j) : at(b, c.offset, ldb, j, p);
+        sum += x * y;
+      }
+      const double expected = alpha * sum + beta * at(c_before, c.offset, ldc, i, j);
+      if (!(std::abs(at(c_host, c.offset, ldc, i, j) - expected) <= tolerance)) {
+        return "C(" + std::to_string(i) + ", " + std::to_string(j) + ") is " +
+               std::to_string(at(c_host, c.offset, ldc, i, j)) + ", expected " + std::to_string(expected);
+      }
+    }
+  }
+  for (std::size_t e = 0; e < c_host.size(); ++e) {
+    const long long rel = static_cast<long long>(e) - c.offset;
+    const bool in_block = rel >= 0 && rel % ldc < c.m && rel / ldc < c.n;
+    if (!in_block && c_host[e] != c_before[e]) return "an element outside C's block changed: " + std::to_string(e);
+  }
+  return "";
+}
+
+template <class Scalar, class Config>
+int run_family(const cl::CommandQueue& queue, const char* name, std::mt19937& random) {
+  int failures = 0;
+  for (const Case& c : cases) {
+    const std::string wrong = run_case<Scalar, Config>(queue, c, random);
+    std::printf("%-40s %s %lldx%lldx%lld %s%s: %s\n", name, std::is_same<Scalar, float>::value ? "float " : "double",
+                c.m, c.n, c.k, c.ta == Transpose::yes ? "T" : "N", c.tb == Transpose::yes ? "T" : "N",
+                wrong.empty() ? "ok" : wrong.c_str());
+    failures += !wrong.empty();
+  }
+  return failures;
+}
+
+}  // namespace
+
+int main() try {
+  std::mt19937 random(26);
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  std::printf("device: %s\n", queue.getInfo<CL_QUEUE_DEVICE>().getInfo<CL_DEVICE_NAME>().c_str());
+  int failures = 0;
+  failures += run_family<float, tilegemm::Naive<8, 8>>(queue, "naive 8x8", random);
+  failures += run_family<float, tilegemm::LocalTiles<8>>(queue, "local_tiles 8x8x8", random);
+  failures += run_family<float, tilegemm::MoreWorkPerThread<16, 4>>(queue, "local_tiles 16x16x16_1x4", random);
+  failures += run_family<float, tilegemm::WideTypes<16, 4>>(queue, "wide_types 16x16x16_4x1 v4", random);
+  failures +=
+      run_family<float, tilegemm::RegisterBlocking<32, 64, 8, 2, 8>>(queue, "register_blocking 32x64x8_2x8", random);
+  failures += run_family<float, tilegemm::VectorLoads<32, 32, 16, 2, 2, 2>>(queue, "register_blocking v2", random);
+  failures += run_family<float, tilegemm::Prefetch<32, 32, 8, 2, 2, 1>>(queue, "prefetch 32x32x8_2x2", random);
+  failures += run_family<float, tilegemm::SplitK<32, 32, 16, 2, 2, 2>>(queue, "split_k 32x32x16_2x2 v2", random);
+  failures += run_family<double, tilegemm::Prefetch<32, 32, 8, 2, 2, 1>>(queue, "prefetch 32x32x8_2x2", random);
+  failures += run_family<double, tilegemm::AutoConfig>(queue, "AutoConfig", random);
+  std::printf("%d wrong products\n", failures);
+  return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "oclgrind_families: %s\n", e.what());
+  return EXIT_FAILURE;
+}

@@ -1,0 +1,481 @@
+// unit/batched: the cases of test_batched that need no OpenCL device (the unit tier, built by unit_tests).
+// (odd sizes, transposes, alpha and beta, strides with NaN padding between problems), gpu_gemm_batched on Eigen and
+// device matrices, the plan of a batch, the overlap checks, and the errors bad batches get.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <climits>
+#include <initializer_list>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tilegemm/tilegemm.hpp>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "catch.hpp"
+#include "fuzz_devices.hpp"
+#include "message_matchers.hpp"
+#include "reference.hpp"
+#include "run_plan.hpp"
+
+namespace {
+
+using tilegemm::DeviceMatrix;
+using tilegemm::Transpose;
+using tilegemm::detail::EdgePolicy;
+using tilegemm_test::Matrix;
+
+struct Shape {
+  int m, n, k;
+};
+
+// Sizes of 1, 7, 20, 30, 40, 61 and 129 that cross tile edges, in each role; and whole tiles of 64 and 32, which the
+// packed families (and, for batches of small products on GPUs, AutoConfig's whole-problem tiles) read in place.
+const std::vector<Shape> odd_shapes = {{1, 1, 1},    {7, 7, 7},    {61, 129, 7}, {129, 61, 1}, {1, 129, 61},
+                                       {7, 61, 129}, {64, 64, 16}, {32, 32, 32}, {20, 30, 40}};
+// Sizes that are whole vectors of 4 (not whole tiles), for the prefetch kernel's vector reads in place.
+const std::vector<Shape> vector_shapes = {{4, 4, 4}, {60, 68, 36}, {132, 4, 100}, {8, 12, 20}};
+// Problems per batch, taken in turn.
+const std::vector<int> counts = {3, 1, 5, 2};
+
+long long round_up(long long value, long long unit) { return (value + unit - 1) / unit * unit; }
+
+// One operand of every problem of a batch in one buffer, as gemm_strided_batched reads it: problem p's rows x cols
+// matrix at offset + p * stride with leading dimension ld. Everything else (between columns, between problems, around
+// them) is `surround`: NaN around A and B, so that a kernel reading outside an operand poisons the result, a sentinel
+// around C, so that a write outside shows. With `aligned`, offset, ld and stride are multiples of 4.
+template <class Scalar>
+struct StoredBatch {
+  std::vector<Matrix<Scalar>> values;  // as stored
+  long long rows, cols, offset, ld, stride;
+  std::vector<Scalar> storage;
+
+  StoredBatch(std::vector<Matrix<Scalar>> v, long long rows_, long long cols_, Scalar surround, bool aligned)
+      : values(std::move(v)), rows(rows_), cols(cols_) {
+    std::uniform_int_distribution<int> pick(0, 3);
+    auto& random = tilegemm_test::generator();
+    const long long unit = aligned ? 4 : 1;
+    offset = unit * pick(random);
+    ld = round_up(std::max(rows, 1LL), unit) + unit * pick(random);
+    const long long span = rows > 0 && cols > 0 ? ld * (cols - 1) + rows : 0;
+    stride = round_up(span, unit) + unit * (1 + pick(random));  // padding between the problems
+    const long long count = static_cast<long long>(values.size());
+    storage.assign(offset + std::max(count - 1, 0LL) * stride + span + pick(random) + 1, surround);
+    for (long long p = 0; p < count; ++p)
+      for (long long j = 0; j < cols; ++j)
+        for (long long i = 0; i < rows; ++i) storage[offset + p * stride + i + j * ld] = values[p](i, j);
+  }
+  cl::Buffer upload(const cl::Context& context) {
+    cl_int status = CL_SUCCESS;
+    cl::Buffer buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(Scalar) * storage.size(),
+                      storage.data(), &status);
+    REQUIRE(status == CL_SUCCESS);
+    return buffer;
+  }
+  // Problem p's matrix in `from`, a copy of the storage read back.
+  Matrix<Scalar> problem(const std::vector<Scalar>& from, long long p) const {
+    Matrix<Scalar> m(rows, cols);
+    for (long long j = 0; j < cols; ++j)
+      for (long long i = 0; i < rows; ++i) m(i, j) = from[offset + p * stride + i + j * ld];
+    return m;
+  }
+  // `from` with every element of every problem set to `value`: what must be left is the surround alone.
+  std::vector<Scalar> outside(std::vector<Scalar> from, Scalar value) const {
+    for (std::size_t p = 0; p < values.size(); ++p)
+      for (long long j = 0; j < cols; ++j)
+        for (long long i = 0; i < rows; ++i) from[offset + p * stride + i + j * ld] = value;
+    return from;
+  }
+};
+
+template <class Scalar>
+std::vector<Matrix<Scalar>> random_matrices(int count, long long rows, long long cols) {
+  std::vector<Matrix<Scalar>> x;
+  for (int p = 0; p < count; ++p) x.push_back(tilegemm_test::random_matrix<Scalar>(rows, cols));
+  return x;
+}
+
+template <class Scalar>
+std::vector<Matrix<Scalar>> stored_as(const std::vector<Matrix<Scalar>>& x, bool transposed) {
+  std::vector<Matrix<Scalar>> stored;
+  for (const Matrix<Scalar>& m : x) stored.push_back(transposed ? Matrix<Scalar>(m.transpose()) : m);
+  return stored;
+}
+
+template <class Scalar>
+std::vector<Scalar> read_back(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::size_t size) {
+  std::vector<Scalar> result(size);
+  REQUIRE(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, sizeof(Scalar) * size, result.data()) == CL_SUCCESS);
+  return result;
+}
+
+// One batch of `count` problems through gemm_strided_batched<Scalar, Config> (or, where `policy` says how operands
+// that do not fill whole tiles are read, through the planner with that policy), each problem checked against the
+// reference; nothing outside the problems' C may change.
+template <class Config, class Scalar>
+void check_batch(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Shape s, int count, Scalar alpha,
+                 Scalar beta, EdgePolicy policy = EdgePolicy::by_size) {
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const std::vector<Matrix<Scalar>> op_a = random_matrices<Scalar>(count, s.m, s.k);
+  const std::vector<Matrix<Scalar>> op_b = random_matrices<Scalar>(count, s.k, s.n);
+  std::vector<Matrix<Scalar>> c0 = random_matrices<Scalar>(count, s.m, s.n);
+  if (beta == Scalar(0)) {
+    for (Matrix<Scalar>& c : c0) c.setConstant(tilegemm_test::poison<Scalar>());  // not read
+  }
+  const Scalar nan = tilegemm_test::poison<Scalar>(), sentinel = Scalar(12345);
+  const bool aligned = policy == EdgePolicy::vectors;
+  StoredBatch<Scalar> a(stored_as(op_a, trans_a), trans_a ? s.k : s.m, trans_a ? s.m : s.k, nan, aligned);
+  StoredBatch<Scalar> b(stored_as(op_b, trans_b), trans_b ? s.n : s.k, trans_b ? s.k : s.n, nan, aligned);
+  StoredBatch<Scalar> c(c0, s.m, s.n, sentinel, false);
+  INFO((std::is_same_v<Config, tilegemm::AutoConfig> ? std::string("auto") : Config::name())
+       << (std::is_same_v<Scalar, float> ? " float" : " double") << ", " << count << " problems of m=" << s.m
+       << " n=" << s.n << " k=" << s.k << ", transA=" << trans_a << " transB=" << trans_b << ", alpha=" << alpha
+       << " beta=" << beta << ", offsets " << a.offset << "/" << b.offset << "/" << c.offset << ", ld " << a.ld << "/"
+       << b.ld << "/" << c.ld << ", strides " << a.stride << "/" << b.stride << "/" << c.stride << ", edge policy "
+       << static_cast<int>(policy) << ", seed " << tilegemm_test::run_seed());
+  const cl::Buffer buffer_a = a.upload(context), buffer_b = b.upload(context), buffer_c = c.upload(context);
+  const Transpose ta = trans_a ? Transpose::yes : Transpose::no, tb = trans_b ? Transpose::yes : Transpose::no;
+  if (std::is_same_v<Config, tilegemm::AutoConfig> || policy == EdgePolicy::by_size) {
+    tilegemm::gemm_strided_batched<Scalar, Config>(queue, ta, tb, s.m, s.n, s.k, alpha, buffer_a, a.offset, a.ld,
+                                                   a.stride, buffer_b, b.offset, b.ld, b.stride, beta, buffer_c,
+                                                   c.offset, c.ld, c.stride, count)
+        .wait();
+  } else if constexpr (!std::is_same_v<Config, tilegemm::AutoConfig>) {
+    const auto problem = tilegemm::detail::check_batched_arguments(context, {ta,
+                                                                             tb,
+                                                                             s.m,
+                                                                             s.n,
+                                                                             s.k,
+                                                                             tilegemm::detail::scalar_value(alpha),
+                                                                             {buffer_a, a.offset, a.ld, a.stride},
+                                                                             {buffer_b, b.offset, b.ld, b.stride},
+                                                                             tilegemm::detail::scalar_value(beta),
+                                                                             {buffer_c, c.offset, c.ld, c.stride},
+                                                                             count});
+    tilegemm::detail::PlanOptions options;
+    options.policy = policy;
+    const auto [plan, done] = tilegemm_test::run_planned<Config>(queue, problem, options);
+    cl::Event(done).wait();
+    if (plan.work == tilegemm::detail::Work::product) CHECK(plan.global[2] == static_cast<std::size_t>(count));
+  }
+  const std::vector<Scalar> result = read_back<Scalar>(queue, buffer_c, c.storage.size());
+  for (int p = 0; p < count; ++p) {
+    INFO("problem " << p);
+    CHECK(tilegemm_test::compare_with_reference<Scalar>(c.problem(result, p), alpha, op_a[p], op_b[p], beta, c0[p]) ==
+          "");
+  }
+  const std::vector<Scalar> outside = c.outside(result, sentinel);
+  CHECK(std::count(outside.begin(), outside.end(), sentinel) == static_cast<long>(outside.size()));
+}
+
+// Every shape in each of the given transposes (bit 0: A, bit 1: B), batches of 1 to 5, with alpha = 1, beta = 0 and
+// with random ones.
+template <class Config, class Scalar>
+void check_batches_in(EdgePolicy policy, std::initializer_list<int> transposes = {0, 1, 2, 3}) {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const std::vector<Shape>& shapes = policy == EdgePolicy::vectors ? vector_shapes : odd_shapes;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    for (const int t : transposes) {
+      const int count = counts[(i + static_cast<std::size_t>(t)) % counts.size()];
+      check_batch<Config, Scalar>(queue, t & 1, t & 2, shapes[i], count, Scalar(1), Scalar(0), policy);
+      check_batch<Config, Scalar>(queue, t & 1, t & 2, shapes[i], count, tilegemm_test::random_scalar<Scalar>(),
+                                  tilegemm_test::random_scalar<Scalar>(), policy);
+    }
+  }
+}
+
+template <class Config>
+void check_batches(EdgePolicy policy = EdgePolicy::by_size) {
+  check_batches_in<Config, float>(policy);
+  check_batches_in<Config, double>(policy);
+}
+
+// An H200 as OpenCL describes it (as in test_plan.cpp).
+tilegemm::detail::DeviceLimits h200() { return tilegemm_fuzz::gpu_description(132); }
+
+tilegemm::detail::GemmShape batch_shape(int m, int n, int k, int count, bool trans_a = false, bool trans_b = false) {
+  tilegemm::detail::GemmShape s;
+  s.trans_a = trans_a;
+  s.trans_b = trans_b;
+  s.m = m;
+  s.n = n;
+  s.k = k;
+  s.a = {0, trans_a ? k : m, m * k};
+  s.b = {0, trans_b ? n : k, k * n};
+  s.c = {0, m, m * n};
+  s.batch = count;
+  return s;
+}
+
+bool chose(const tilegemm::detail::Plan& plan, std::string_view name) {
+  return tilegemm::detail::same_configuration(plan.config, tilegemm::detail::builtin(name).config);
+}
+
+}  // namespace
+
+// ---- The plan of a batch (no device) ----
+
+TEST_CASE("the plan of a batch is one launch with the batch in dimension 2, without split-K or strips",
+          "[unit][batched][plan]") {
+  using namespace tilegemm::detail;
+  // A small C with a long K gets split-K alone, but a batch of them one launch of whole tiles.
+  CHECK(plan_default(batch_shape(128, 128, 131072, 1), h200(), 4).config.splits_k);
+  const Plan long_k = plan_default(batch_shape(128, 128, 131072, 6), h200(), 4);
+  CHECK(!long_k.config.splits_k);
+  CHECK(long_k.config.takes_batches);
+  CHECK(long_k.slices == 1);
+  CHECK(long_k.batch_count == 6);
+  CHECK(long_k.global[2] == 6);
+  CHECK(long_k.local[2] == 1);
+  // Just past a multiple of the tiles: a corner with strips alone, but a batch is tiled whole.
+  CHECK(plan_default(batch_shape(1025, 1025, 1025, 1), h200(), 4).strips != StripWork::none);
+  const Plan past = plan_default(batch_shape(1025, 1025, 1025, 3), h200(), 4);
+  CHECK(past.strips == StripWork::none);
+  CHECK(!past.variant.strips);
+  CHECK(past.corner_m == 1025);
+  CHECK(past.corner_n == 1025);
+  CHECK(past.global[2] == 3);
+  // The strides of in-place operands in the kernel's units; packed copies of a batch one after the other.
+  const Plan strided =
+      plan_product(describe<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>, batch_shape(128, 64, 32, 10), h200(), 4);
+  CHECK(strided.variant.edges == EdgeMode::whole_tiles);
+  CHECK(!strided.a.packed);
+  CHECK(strided.a.stride == 128 * 32 / 4);
+  CHECK(strided.b.stride == 32 * 64 / 4);
+  CHECK(strided.c_stride == 128 * 64);
+  const Plan packed = plan_product(describe<tilegemm::RegisterBlocking<64, 64, 16, 4, 4>>,
+                                   batch_shape(100, 70, 33, 10, true), h200(), 4);
+  CHECK(packed.a.packed);
+  CHECK(packed.a.stride == 128 * 48);  // one 128 x 48 padded copy per problem
+  CHECK(packed.global == std::array<std::size_t, 3>{32, 32, 10});
+  // A stride that is no whole vector: the operands are not read a vector at a time.
+  GemmShape odd_stride = batch_shape(64, 64, 64, 4);
+  odd_stride.a.stride += 1;
+  CHECK(plan_product(describe<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>, odd_stride, h200(), 4).variant.edges ==
+        EdgeMode::elements);
+  // Processors and small work-groups: their candidates take the batch the same way.
+  DeviceLimits cpu = h200();
+  cpu.type = CL_DEVICE_TYPE_CPU;
+  const Plan on_cpu = plan_default(batch_shape(32, 32, 32, 10000), cpu, 4);
+  CHECK(chose(on_cpu, "cpu"));
+  CHECK(on_cpu.global[2] == 10000);
+  const Plan narrow = plan_default(batch_shape(32, 32, 32, 50), tilegemm_fuzz::narrow_gpu_description(64), 8);
+  CHECK(chose(narrow, "small_groups"));
+  CHECK(narrow.global[2] == 50);
+}
+
+TEST_CASE("AutoConfig chooses for a batch by the work of the whole batch", "[unit][batched][plan]") {
+  using namespace tilegemm::detail;
+  // One 256 x 256 product leaves most of an H200 idle: the smallest tiles. A thousand of them fill it: the large
+  // tiles, whose throughput is higher.
+  CHECK(chose(plan_default(batch_shape(256, 256, 256, 1), h200(), 4), "gpu_32x32"));
+  CHECK(chose(plan_default(batch_shape(256, 256, 256, 1000), h200(), 4), "gpu_128x128"));
+  const auto time = [](std::string_view name, int batch) {
+    const BuiltinConfig& entry = builtin(name);
+    return estimated_time(entry.config.tile, *model_figures(entry, false), 256, 256, 132, batch);
+  };
+  CHECK(time("gpu_128x128", 1000) < time("gpu_32x32", 1000));
+  CHECK(time("gpu_32x32", 1) < time("gpu_128x128", 1));
+  // A batch of one is planned as the single product.
+  const Plan one = plan_default(batch_shape(1000, 1000, 1000, 1), h200(), 4);
+  GemmShape single = batch_shape(1000, 1000, 1000, 1);
+  single.a.stride = single.b.stride = single.c.stride = 0;
+  const Plan alone = plan_default(single, h200(), 4);
+  CHECK(one.config.name() == alone.config.name());
+  CHECK(one.variant.edges == alone.variant.edges);
+  CHECK(one.global == alone.global);
+}
+
+TEST_CASE("AutoConfig gives each work-group a whole small problem of a batch on GPUs", "[unit][batched][plan]") {
+  using namespace tilegemm::detail;
+  // 32 x 32 x 32: one 32 x 32 tile with slices as deep as K per problem, read in place a vector at a time.
+  const Plan small = plan_default(batch_shape(32, 32, 32, 10000), h200(), 4);
+  CHECK(chose(small, "batch_32x32"));
+  CHECK(small.config.tile.tsk == 32);
+  CHECK(small.global == std::array<std::size_t, 3>{16, 8, 10000});
+  CHECK(small.variant.edges == EdgeMode::whole_tiles);
+  CHECK(!small.a.packed);
+  CHECK(!small.b.packed);
+  // The smallest tile that holds C; in double too.
+  CHECK(chose(plan_default(batch_shape(16, 16, 16, 10000), h200(), 4), "batch_16x16"));
+  CHECK(chose(plan_default(batch_shape(8, 8, 8, 10000), h200(), 8), "batch_16x16"));
+  CHECK(chose(plan_default(batch_shape(3, 16, 200, 7), h200(), 4), "batch_16x16"));
+  CHECK(chose(plan_default(batch_shape(20, 20, 20, 10000), h200(), 4), "batch_32x32"));
+  CHECK(chose(plan_default(batch_shape(17, 5, 9, 2), h200(), 8), "batch_32x32"));
+  // Not for single products, larger problems, or devices whose work-groups are too small for the candidate.
+  CHECK(chose(plan_default(batch_shape(32, 32, 32, 1), h200(), 4), "gpu_32x32"));
+  CHECK(!chose(plan_default(batch_shape(33, 32, 32, 10000), h200(), 4), "batch_32x32"));
+  CHECK(chose(plan_default(batch_shape(32, 32, 32, 50), tilegemm_fuzz::narrow_gpu_description(64), 4), "small_groups"));
+  CHECK(chose(plan_default(batch_shape(16, 16, 16, 50), tilegemm_fuzz::narrow_gpu_description(64), 4), "batch_16x16"));
+}
+
+TEST_CASE("batches of large products on tensor cores: the whole batch's tiles in one launch, no corners",
+          "[unit][batched][plan][tensor_cores]") {
+  using namespace tilegemm::detail;
+  DeviceLimits hopper = h200();
+  hopper.compute_capability = 90;
+  const auto tensor = [](const Plan& plan) { return plan.config.family == tilegemm::Family::tensor_cores; };
+  const auto bulk = [](const Plan& plan) { return plan.config.family == tilegemm::Family::bulk_tensor_cores; };
+  DeviceLimits ampere = hopper;
+  ampere.compute_capability = 80;
+  // Double on tensor cores, as for single products; 1025 is tiled whole (a single product 2049 x 1025 gets a corner
+  // and strips on 8.0; one of 1025 x 1025, 96 x 96 tiles of the whole C). On 9.0 the copy engine's family takes
+  // batches with a tile for every compute unit, as it does single products, all of C in tiles.
+  const Plan batch = plan_default(batch_shape(1025, 1025, 512, 6), ampere, 8);
+  CHECK(tensor(batch));
+  CHECK(batch.config.takes_batches);
+  CHECK(batch.strips == StripWork::none);
+  CHECK(batch.corner_m == 1025);
+  CHECK(batch.global[2] == 6);
+  CHECK(plan_default(batch_shape(2049, 1025, 512, 1), ampere, 8).strips != StripWork::none);
+  const Plan on_copy_engine = plan_default(batch_shape(1025, 1025, 512, 6), hopper, 8);
+  CHECK(bulk(on_copy_engine));
+  CHECK(on_copy_engine.strips == StripWork::none);
+  CHECK(on_copy_engine.corner_m == 1025);
+  CHECK(on_copy_engine.global[2] == 6);
+  CHECK(on_copy_engine.a.layout == CopyLayout::padded_slices);
+  CHECK(on_copy_engine.a.stride == 9 * 512 * 132 / 4);  // 9 tiles of 128 rows, 512 rows of 132 doubles each
+  CHECK(tensor(plan_default(batch_shape(300, 300, 512, 6), hopper, 8)));  // 54 tiles of 128 x 128: too few
+  // Small problems stay on the whole-problem tiles; float stays IEEE unless the math mode says otherwise.
+  CHECK(!tensor(plan_default(batch_shape(32, 32, 32, 10000), hopper, 8)));
+  CHECK(!tensor(plan_default(batch_shape(1025, 1025, 512, 6), hopper, 4)));
+  CHECK(tensor(plan_default(batch_shape(1025, 1025, 512, 6), ampere, 4, tilegemm::MathMode::tf32x3)));
+  // On compute capability 9.0 wgmma (as single products), chosen by the tiles of the whole batch, all of C in tiles.
+  const auto warpgroup = [](const Plan& plan) { return plan.config.family == tilegemm::Family::warpgroup_mma; };
+  const Plan pair = plan_default(batch_shape(2048, 2048, 512, 2), hopper, 4, tilegemm::MathMode::tf32);
+  CHECK(warpgroup(pair));
+  CHECK(pair.config.name() == "warpgroup_mma 128x128x32 2x32 s3");  // 512 tiles of 128 x 128
+  CHECK(pair.global[2] == 2);
+  const Plan split = plan_default(batch_shape(1025, 1025, 512, 6), hopper, 4, tilegemm::MathMode::tf32x3);
+  CHECK(warpgroup(split));
+  CHECK(split.config.name() == "warpgroup_mma 64x128x16 2x32 s8");  // 6 x 81 tiles of 128 x 128: under 4 per unit
+  CHECK(split.strips == StripWork::none);
+  CHECK(split.corner_m == 1025);
+  CHECK(split.global[2] == 6);
+  CHECK(split.a.outer_padded == 17 * 64);
+  CHECK(plan_default(batch_shape(1025, 1025, 512, 7), hopper, 4, tilegemm::MathMode::tf32x3).config.name() ==
+        "warpgroup_mma 128x128x32 2x32 s6");  // 567 tiles
+  // 16 products of 256 x 256: 128 tiles of 64 x 128, enough for half the compute units; 8 products: 64, not enough.
+  CHECK(warpgroup(plan_default(batch_shape(256, 256, 256, 16), hopper, 4, tilegemm::MathMode::tf32)));
+  CHECK(!warpgroup(plan_default(batch_shape(256, 256, 256, 8), hopper, 4, tilegemm::MathMode::tf32)));
+}
+
+TEST_CASE("a batch of more problems than 65535 is still one launch", "[unit][batched][plan]") {
+  using namespace tilegemm::detail;
+  // CUDA's grids hold at most 65535 blocks in dimension 2, but NVIDIA's OpenCL ran 70,000 work-groups there on an
+  // H200 (and benchmark --batched 100,000 products of 4 x 4 x 4, checked), so nothing splits a batch.
+  const Plan many = plan_default(batch_shape(4, 4, 4, 100000), h200(), 4);
+  CHECK(many.batch_count == 100000);
+  CHECK(many.global[2] == 100000);
+}
+
+TEST_CASE("batches the planner cannot run in one launch are refused or read another way", "[unit][batched][plan]") {
+  using namespace tilegemm::detail;
+  const KernelDescription& split_k = describe<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>;
+  CHECK_NOTHROW(plan_product(split_k, batch_shape(128, 128, 4096, 1), h200(), 4));
+  CHECK_THROWS_WITH(plan_product(split_k, batch_shape(128, 128, 4096, 2), h200(), 4),
+                    CONTAINS_ALL2("cannot multiply a batch", "slices of K"));
+  PlanOptions corner;
+  corner.corner_m = 64;
+  CHECK_THROWS_AS(
+      plan_product(describe<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>, batch_shape(70, 64, 8, 2), h200(), 4, corner),
+      std::invalid_argument);
+  // Packed copies of a whole batch past 2^31 - 1 elements: the prefetch kernel reads the operands in place, an
+  // element at a time; a family that reads packed copies only cannot, and says why.
+  const GemmShape large = batch_shape(1000, 1000, 1001, 2100);  // each copy 1024 x 1008 (prefetch 64 x 16 tiles)
+  const Plan in_place = plan_product(describe<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>, large, h200(), 4,
+                                     PlanOptions{EdgePolicy::pack, -1, -1});
+  CHECK(!in_place.a.packed);
+  CHECK(in_place.variant.edges == EdgeMode::elements);
+  CHECK_THROWS_WITH(plan_product(describe<tilegemm::RegisterBlocking<64, 64, 16, 4, 4>>, large, h200(), 4),
+                    CONTAINS_ALL2("zero-padded copies of an operand of the batch", "multiply the batch in parts"));
+  // Nothing to do: an empty batch; C = beta * C for each problem.
+  CHECK(plan_gemm(nullptr, batch_shape(8, 8, 8, 0), false, h200(), 4).work == Work::nothing);
+  const Plan scale = plan_gemm(nullptr, batch_shape(8, 8, 0, 5), false, h200(), 4);
+  CHECK(scale.work == Work::scale_c);
+  CHECK(scale.batch_count == 5);
+  CHECK(scale.c_stride == 64);
+}
+
+// ---- The overlap checks (no device), against brute force ----
+
+namespace {
+
+// The elements a batch's operand covers, counted one by one.
+std::set<long long> elements_of(long long offset, long long ld, long long rows, long long cols, long long stride,
+                                long long count) {
+  std::set<long long> covered;
+  for (long long p = 0; p < count; ++p)
+    for (long long j = 0; j < cols; ++j)
+      for (long long i = 0; i < rows; ++i) covered.insert(offset + p * stride + i + j * ld);
+  return covered;
+}
+
+bool problems_meet_by_brute_force(long long offset, long long ld, long long rows, long long cols, long long stride,
+                                  long long count) {
+  std::size_t total = 0;
+  for (long long p = 0; p < count; ++p) total += elements_of(offset + p * stride, ld, rows, cols, 0, 1).size();
+  return elements_of(offset, ld, rows, cols, stride, count).size() < total;
+}
+
+struct RandomBatch {
+  long long offset, ld, rows, cols, stride, count;
+};
+
+RandomBatch random_batch() {
+  auto& random = tilegemm_test::generator();
+  const auto uniform = [&](long long low, long long high) {
+    return std::uniform_int_distribution<long long>(low, high)(random);
+  };
+  RandomBatch x;
+  x.rows = uniform(0, 4);
+  x.cols = uniform(0, 4);
+  x.ld = std::max(x.rows, 1LL) + uniform(0, 4);
+  x.offset = uniform(0, 30);
+  x.stride = uniform(0, 24);
+  x.count = uniform(0, 6);
+  return x;
+}
+
+tilegemm::detail::BatchSpans spans_of(const RandomBatch& x) {
+  return tilegemm::detail::batch_spans({}, x.offset, x.ld, x.rows, x.cols, x.stride, x.count, sizeof(float));
+}
+
+}  // namespace
+
+TEST_CASE("the overlap checks of a batch agree with counting elements", "[unit][batched][overlap]") {
+  using namespace tilegemm::detail;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const RandomBatch x = random_batch(), y = random_batch();
+    INFO("trial " << trial << ": x offset " << x.offset << " ld " << x.ld << " " << x.rows << "x" << x.cols
+                  << " stride " << x.stride << " count " << x.count << "; y offset " << y.offset << " ld " << y.ld
+                  << " " << y.rows << "x" << y.cols << " stride " << y.stride << " count " << y.count);
+    CHECK(problems_overlap(spans_of(x)) ==
+          problems_meet_by_brute_force(x.offset, x.ld, x.rows, x.cols, x.stride, x.count));
+    const std::set<long long> ex = elements_of(x.offset, x.ld, x.rows, x.cols, x.stride, x.count);
+    const std::set<long long> ey = elements_of(y.offset, y.ld, y.rows, y.cols, y.stride, y.count);
+    const bool meet = std::any_of(ex.begin(), ex.end(), [&](long long e) { return ey.count(e) > 0; });
+    CHECK(batches_overlap(spans_of(x), spans_of(y)) == meet);
+    // The same operands as a list of single matrices (gathered device matrices): any two of x's, or x's with y's.
+    std::vector<PlacedSpans> list;
+    for (const RandomBatch& z : {x, y}) {
+      for (long long p = 0; p < z.count; ++p) {
+        list.push_back({nullptr, batch_spans({}, z.offset + p * z.stride, z.ld, z.rows, z.cols, 0, 1, 4).problem});
+      }
+    }
+    std::size_t total = 0;
+    for (const RandomBatch& z : {x, y}) {
+      for (long long p = 0; p < z.count; ++p)
+        total += elements_of(z.offset + p * z.stride, z.ld, z.rows, z.cols, 0, 1).size();
+    }
+    std::set<long long> all = ex;
+    all.insert(ey.begin(), ey.end());
+    CHECK(any_two_overlap(list) == (all.size() < total));
+  }
+  // Interleaved columns: C of 4 rows with ldc 8; problems 4 apart share nothing as a pair, but the third meets the
+  // first's second column.
+  CHECK(!problems_overlap(batch_spans({}, 0, 8, 4, 2, 4, 2, 4)));
+  CHECK(problems_overlap(batch_spans({}, 0, 8, 4, 2, 4, 3, 4)));
+}
