@@ -53,6 +53,15 @@ if [ -n "${AUTO_ROUND:-1}" ]; then
     timeout 100 "$floor" $s $small,$large 5 0 >>"$log" 2>&1
   done
 fi
+if [ -n "${BETA_ROUND:-1}" ]; then
+  section "beta = 1 on the floor: C uploaded (TILEGEMM_BETA_FOLD=0) vs beta * C folded into the copy out (1)"
+  for s in s d; do
+    for fold in 0 1 0 1; do
+      echo "fold $fold" >>"$log"
+      TILEGEMM_BETA_FOLD=$fold timeout 100 "$floor" $s 1024x1024x1024,4096x4096x4096,8192x8192x8192 5 1 >>"$log" 2>&1
+    done
+  done
+fi
 if [ -n "${EIGEN_ROUND:-1}" ] && [ -x "$build/benchmarks/blas/eigen_product_blas" ]; then
   section "an unchanged Eigen program (EIGEN_USE_BLAS, beta 1 after zeroing C) vs gpu_gemm(A, B)"
   for s in s d; do
