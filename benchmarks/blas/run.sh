@@ -64,8 +64,14 @@ if [ -n "${BETA_ROUND:-1}" ]; then
 fi
 if [ -n "${EIGEN_ROUND:-1}" ] && [ -x "$build/benchmarks/blas/eigen_product_blas" ]; then
   section "an unchanged Eigen program (EIGEN_USE_BLAS, beta 1 after zeroing C) vs gpu_gemm(A, B)"
+  # Eigen's own time outside BLAS: the same program with ?gemm_ doing nothing.
+  printf 'void sgemm_(void) {}\nvoid dgemm_(void) {}\n' >/tmp/nothing.c && cc -shared -fPIC /tmp/nothing.c -o /tmp/libnothing.so
   for s in s d; do
-    TILEGEMM_BLAS_OFFLOAD=auto timeout 100 "$build/benchmarks/blas/eigen_product_blas" $s 4096,8192 5 >>"$log" 2>&1
+    for form in alias noalias; do
+      TILEGEMM_BLAS_OFFLOAD=auto timeout 100 "$build/benchmarks/blas/eigen_product_blas" $s 4096,8192 5 $form >>"$log" 2>&1
+      echo "(with a ?gemm_ that does nothing:)" >>"$log"
+      LD_PRELOAD=/tmp/libnothing.so timeout 100 "$build/benchmarks/blas/eigen_product_blas" $s 4096,8192 3 $form >>"$log" 2>&1
+    done
     timeout 100 "$floor" $s 4096x4096x4096,8192x8192x8192 5 0 --eigen >>"$log" 2>&1
   done
 fi
