@@ -290,7 +290,9 @@ Pending<void> host_gemm(const cl::CommandQueue& queue, const KernelDescription* 
 // is ignored); k = 0 or alpha = 0 scale C by beta without reading A or B. C may share memory with A or B (the
 // product is made in a copy of C first). Scalar is float or double, from the pointers or named, gemm<float>(...).
 // Bad arguments throw std::invalid_argument with the sentences of gemm on cl::Buffers; OpenCL failures
-// tilegemm::Error.
+// tilegemm::Error. Failures and C: when gemm throws anything but tilegemm::PartialWrite, C is exactly as it was (no
+// element of it written); PartialWrite (a tilegemm::Error) says the call failed after part of C was written, so C's
+// old values are lost. A, B and the memory around C are never written.
 template <class Scalar, class Config = AutoConfig>
 void gemm(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, long long m, long long n, long long k,
           detail::identity_t<Scalar> alpha, const Scalar* a, long long lda, const Scalar* b, long long ldb,
@@ -314,7 +316,9 @@ void gemm(Transpose trans_a, Transpose trans_b, long long m, long long n, long l
 
 // The same without waiting: A and B are read before it returns (they may change afterwards); C must stay alive
 // until the handle is waited on, and is written when it completes. Failures, argument errors included, surface from
-// the handle's wait() or get(). Out-of-order queues are accepted, as by gemm.
+// the handle's wait() or get(), with gemm's rule on C but for one case: with beta = 0 on the direct path (small
+// products, CPU devices), a failed download of C surfaces as tilegemm::Error though it may have written part of C
+// (whose old values beta = 0 does not read). Out-of-order queues are accepted, as by gemm.
 template <class Scalar, class Config = AutoConfig>
 Pending<void> gemm_async(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, long long m, long long n,
                          long long k, detail::identity_t<Scalar> alpha, const Scalar* a, long long lda, const Scalar* b,
