@@ -133,14 +133,6 @@ RawProduct raw_product(const HostProduct<Scalar>& p) {
   return {raw_input(p.a), raw_input(p.b), raw_output(p.c), scalar_value(p.alpha), scalar_value(p.beta)};
 }
 
-// Waits for a command; throws tilegemm::Error where it failed.
-inline void wait_for(const cl::Event& event) {
-  check(event.wait(), "clWaitForEvents");
-  cl_int status = CL_COMPLETE;
-  check(event.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status), "clGetEventInfo");
-  if (status < 0) check(status, "the product on the device");
-}
-
 // Runs a checked product with `config` (null: the default choice) on the queue's device: on the staged path for
 // large products on GPUs (runtime/staging.hpp, staged_product.hpp), else through dense device copies. A and B are
 // read (uploaded) before this returns; C is written when the returned handle completes (`blocking`: before this
@@ -153,6 +145,14 @@ TILEGEMM_ENTRY Pending<void> host_product(const cl::CommandQueue& queue, const K
                                           const char* function, const RawProduct& p, const HostOptions& options,
                                           bool blocking);
 #if TILEGEMM_ENTRY_BODIES
+// Waits for a command; throws tilegemm::Error where it failed.
+inline void wait_for(const cl::Event& event) {
+  check(event.wait(), "clWaitForEvents");
+  cl_int status = CL_COMPLETE;
+  check(event.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status), "clGetEventInfo");
+  if (status < 0) check(status, "the product on the device");
+}
+
 TILEGEMM_ENTRY Pending<void> host_product(const cl::CommandQueue& queue, const KernelDescription* config,
                                           const char* function, const RawProduct& p, const HostOptions& options,
                                           bool blocking) {

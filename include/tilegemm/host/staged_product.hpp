@@ -43,15 +43,6 @@ inline HostCallProfile& last_host_call_profile() {
   return profile;
 }
 
-inline double event_ms(const cl::Event& event) {
-  cl_ulong start = 0, end = 0;
-  if (event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start) != CL_SUCCESS ||
-      event.getProfilingInfo(CL_PROFILING_COMMAND_END, &end) != CL_SUCCESS) {
-    return 0;
-  }
-  return (end - start) * 1e-6;
-}
-
 // A checked product on host memory with its scalar erased (alpha and beta name it): C column-major.
 struct RawProduct {
   RawInput a;
@@ -62,10 +53,31 @@ struct RawProduct {
   std::ptrdiff_t k() const { return a.transposed ? a.rows : a.cols; }
 };
 
+// Whether a checked product takes the staged path: by its size and device, as StagedPathSettings says.
 inline bool staged_path_applies(const CallContext& call, const RawProduct& p) {
   const StagedPathSettings& settings = call.options.staged;
   if ((call.limits.type & CL_DEVICE_TYPE_CPU) && !settings.on_cpu_devices) return false;
   return dense_bytes(p.a) + dense_bytes(p.b) + dense_bytes(p.c) >= settings.from_bytes;
+}
+
+// The staged product. A and B stay as the caller stores them (dense on the device, uploaded a block of rows or
+// columns of op(A) and op(B) at a time, as the blocks of C need them); C (column-major: gpu_gemm turns a row-major C
+// into the transposed product first) is made in blocks of about `block_side` x `block_side`, each downloaded as
+// soon as it is made. With `options.fold_beta` C is never uploaded: the device makes alpha * op(A) * op(B) and the
+// copy out writes C = R + beta * C; else C's blocks go up and the device adds beta * C. What can fail is taken before
+// the first part of C is written (device buffers, pinned slots, the programs); a failure after it throws
+// PartialWrite, any other leaves C as it was.
+TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescription* config, const RawProduct& p,
+                                   const HostOptions& options);
+#if TILEGEMM_ENTRY_BODIES
+// The milliseconds a profiled command ran (0 where the queue does not say).
+inline double event_ms(const cl::Event& event) {
+  cl_ulong start = 0, end = 0;
+  if (event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start) != CL_SUCCESS ||
+      event.getProfilingInfo(CL_PROFILING_COMMAND_END, &end) != CL_SUCCESS) {
+    return 0;
+  }
+  return (end - start) * 1e-6;
 }
 
 // Whether a command has ended (or failed: waiting on it then reports how).
@@ -144,16 +156,6 @@ inline void build_block_programs(const CallContext& call, const KernelDescriptio
   }
 }
 
-// The staged product. A and B stay as the caller stores them (dense on the device, uploaded a block of rows or
-// columns of op(A) and op(B) at a time, as the blocks of C need them); C (column-major: gpu_gemm turns a row-major C
-// into the transposed product first) is made in blocks of about `block_side` x `block_side`, each downloaded as
-// soon as it is made. With `options.fold_beta` C is never uploaded: the device makes alpha * op(A) * op(B) and the
-// copy out writes C = R + beta * C; else C's blocks go up and the device adds beta * C. What can fail is taken before
-// the first part of C is written (device buffers, pinned slots, the programs); a failure after it throws
-// PartialWrite, any other leaves C as it was.
-TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescription* config, const RawProduct& p,
-                                   const HostOptions& options);
-#if TILEGEMM_ENTRY_BODIES
 TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescription* config, const RawProduct& p,
                                    const HostOptions& options) {
   using Clock = std::chrono::steady_clock;
