@@ -20,6 +20,7 @@ using tilegemm::Transpose;
 using tilegemm_test::compare_with_reference;
 using tilegemm_test::Matrix;
 using tilegemm_test::poison;
+using tilegemm_test::poisoned;
 using tilegemm_test::random_matrix;
 using tilegemm_test::random_scalar;
 using tilegemm_test::sentinel;
@@ -310,6 +311,38 @@ TEMPLATE_TEST_CASE("host floor: a failure before C is written leaves it bit-iden
           tilegemm::gemm<S>(Transpose::no, Transpose::no, m, m, m, S(1), a.data(), m, b.data(), m, S(1), a.data(), m);
         }) == "Error");
   CHECK(std::memcmp(a.data(), a0.data(), static_cast<std::size_t>(m * m) * sizeof(S)) == 0);
+}
+
+TEMPLATE_TEST_CASE("host floor: gemm_async on the staged path returns at once, C written when the handle completes",
+                   "[host_gemm][staged]", float, double) {
+  using S = TestType;
+  const tilegemm::detail::ScopedStagedPath staged(forced_staging());
+  const Index m = 61, n = 70, k = 43;
+  const Matrix<S> a = random_matrix<S>(m, k), b = random_matrix<S>(k, n);
+  const S alpha = random_scalar<S>();
+  // Three calls in flight at once, beta 0 over NaN, 1 and -0.5; each handle's event is the host thread's.
+  std::vector<Matrix<S>> c = {poisoned<S>(m, n), random_matrix<S>(m, n), random_matrix<S>(m, n)};
+  const std::vector<Matrix<S>> c0 = c;
+  const std::vector<S> betas = {S(0), S(1), S(-0.5)};
+  std::vector<tilegemm::Pending<void>> calls;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    calls.push_back(tilegemm::gemm_async<S>(Transpose::no, Transpose::no, m, n, k, alpha, a.data(), m, b.data(), k,
+                                            betas[i], c[i].data(), m));
+    CHECK(calls.back().event().template getInfo<CL_EVENT_COMMAND_TYPE>() == CL_COMMAND_USER);
+  }
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    tilegemm::detail::last_host_call_profile() = {};
+    calls[i].get();
+    CHECK(tilegemm::detail::last_host_call_profile().blocks >= 4);  // the thread's profile, handed to the waiter
+    CHECK(compare_with_reference<S>(c[i], alpha, a, b, betas[i], c0[i]) == "");
+  }
+  // A handle dropped unwaited finishes the call first.
+  Matrix<S> dropped = poisoned<S>(m, m);
+  {
+    tilegemm::Pending<void> unwaited = tilegemm::gemm_async<S>(Transpose::no, Transpose::yes, m, m, k, S(1), a.data(),
+                                                               m, a.data(), m, S(0), dropped.data(), m);
+  }
+  CHECK(compare_with_reference<S>(dropped, 1, a, Matrix<S>(a.transpose()), 0, dropped) == "");
 }
 
 TEST_CASE("host floor: gemm_async reads A and B before it returns; C is written when the handle completes",

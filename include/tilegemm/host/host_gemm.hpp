@@ -6,8 +6,10 @@
 #include <cstddef>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -133,6 +135,53 @@ RawProduct raw_product(const HostProduct<Scalar>& p) {
   return {raw_input(p.a), raw_input(p.b), raw_output(p.c), scalar_value(p.alpha), scalar_value(p.beta)};
 }
 
+// The staged path on a host thread of its own: returns at once, with a handle whose event (a user event) the thread
+// completes once C is written, or fails with the exception the thread ran into (a PartialWrite where it had written
+// part of C); the waiting thread gets the call's profile (last_host_call_profile). The caller keeps A, B and C alive
+// and unchanged until then.
+TILEGEMM_ENTRY Pending<void> staged_on_own_thread(const CallContext& call, const KernelDescription* config,
+                                                  const RawProduct& p, const HostOptions& options);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY Pending<void> staged_on_own_thread(const CallContext& call, const KernelDescription* config,
+                                                  const RawProduct& p, const HostOptions& options) {
+  struct Outcome {
+    std::mutex mutex;
+    std::exception_ptr failure;
+    HostCallProfile profile;
+  };
+  auto outcome = std::make_shared<Outcome>();
+  cl_int status = CL_SUCCESS;
+  cl::UserEvent done(call.context, &status);
+  check(status, "clCreateUserEvent");
+  std::thread([call, config, p, options, done, outcome]() mutable {
+    cl_int end = CL_COMPLETE;
+    try {
+      staged_product(call, config, p, options);
+      DiskCache::instance().store_ran();
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(outcome->mutex);
+      outcome->failure = std::current_exception();
+      end = CL_OUT_OF_RESOURCES;  // any negative status: the handle reports outcome->failure
+    }
+    {
+      std::lock_guard<std::mutex> lock(outcome->mutex);
+      outcome->profile = last_host_call_profile();
+    }
+    done.setStatus(end);
+  }).detach();
+  Pending<void> pending = Pending<void>::enqueued_void(done, outcome);
+  pending.explain_failures([outcome] {
+    std::lock_guard<std::mutex> lock(outcome->mutex);
+    return outcome->failure;
+  });
+  pending.then([outcome] {
+    std::lock_guard<std::mutex> lock(outcome->mutex);
+    last_host_call_profile() = outcome->profile;
+  });
+  return pending;
+}
+#endif
+
 // Runs a checked product with `config` (null: the default choice) on the queue's device: on the staged path for
 // large products on GPUs (runtime/staging.hpp, staged_product.hpp), else through dense device copies. A and B are
 // read (uploaded) before this returns; C is written when the returned handle completes (`blocking`: before this
@@ -194,6 +243,7 @@ TILEGEMM_ENTRY Pending<void> host_product(const cl::CommandQueue& queue, const K
     require_dense_copy_fits(call.limits, function, name, rows, cols, size);
   }
   if (staged_path_applies(call, p)) {  // large products on GPUs: overlapped through pinned memory
+    if (!blocking && options.staged_on_own_thread) return staged_on_own_thread(call, config, p, options);
     staged_product(call, config, p, options);
     return Pending<void>::enqueued_void(cl::Event());
   }
@@ -262,12 +312,15 @@ TILEGEMM_ENTRY Pending<void> host_product(const cl::CommandQueue& queue, const K
 // The one entry of every host form: reads the floor's switches, then host_product; failures surface from the
 // returned handle.
 TILEGEMM_ENTRY Pending<void> host_gemm_erased(const cl::CommandQueue& queue, const KernelDescription* config,
-                                              const char* function, const RawProduct& p, bool blocking);
+                                              const char* function, const RawProduct& p, bool blocking,
+                                              bool operands_kept);
 #if TILEGEMM_ENTRY_BODIES
 TILEGEMM_ENTRY Pending<void> host_gemm_erased(const cl::CommandQueue& queue, const KernelDescription* config,
-                                              const char* function, const RawProduct& p, bool blocking) {
+                                              const char* function, const RawProduct& p, bool blocking,
+                                              bool operands_kept) {
   try {
-    const HostOptions options = HostOptions::defaults();
+    HostOptions options = HostOptions::defaults();
+    options.staged_on_own_thread = operands_kept;
     return translate_cl_errors(
         [&] { return naming(function, [&] { return host_product(queue, config, function, p, options, blocking); }); });
   } catch (...) {
@@ -276,10 +329,11 @@ TILEGEMM_ENTRY Pending<void> host_gemm_erased(const cl::CommandQueue& queue, con
 }
 #endif
 
+// `operands_kept`: the caller keeps A, B and C alive and unchanged until the handle completes (HostOptions).
 template <class Scalar>
 Pending<void> host_gemm(const cl::CommandQueue& queue, const KernelDescription* config, const char* function,
-                        const HostProduct<Scalar>& p, bool blocking) {
-  return host_gemm_erased(queue, config, function, raw_product(p), blocking);
+                        const HostProduct<Scalar>& p, bool blocking, bool operands_kept = false) {
+  return host_gemm_erased(queue, config, function, raw_product(p), blocking, operands_kept);
 }
 
 }  // namespace detail
@@ -314,11 +368,13 @@ void gemm(Transpose trans_a, Transpose trans_b, long long m, long long n, long l
   gemm<Scalar, Config>(default_queue(), trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-// The same without waiting: A and B are read before it returns (they may change afterwards); C must stay alive
-// until the handle is waited on, and is written when it completes. Failures, argument errors included, surface from
-// the handle's wait() or get(), with gemm's rule on C but for one case: with beta = 0 on the direct path (small
-// products, CPU devices), a failed download of C surfaces as tilegemm::Error though it may have written part of C
-// (whose old values beta = 0 does not read). Out-of-order queues are accepted, as by gemm.
+// The same without waiting: returns at once; C is written when the handle completes (wait() or get()). Large
+// products on GPUs (the staged path) run on a host thread of their own that reads A and B while it multiplies: A, B
+// and C must stay alive and unchanged until the handle completes. (Other products read A and B before it returns.)
+// Failures, argument errors included, surface from the handle's wait() or get(), with gemm's rule on C but for one
+// case: with beta = 0 on the direct path (small products, CPU devices), a failed download of C surfaces as
+// tilegemm::Error though it may have written part of C (whose old values beta = 0 does not read). Out-of-order queues
+// are accepted, as by gemm.
 template <class Scalar, class Config = AutoConfig>
 Pending<void> gemm_async(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, long long m, long long n,
                          long long k, detail::identity_t<Scalar> alpha, const Scalar* a, long long lda, const Scalar* b,
@@ -332,7 +388,7 @@ Pending<void> gemm_async(const cl::CommandQueue& queue, Transpose trans_a, Trans
   } catch (...) {
     return Pending<void>::failed(std::current_exception());
   }
-  return detail::host_gemm(queue, detail::description_of<Config>(), "tilegemm::gemm_async", p, false);
+  return detail::host_gemm(queue, detail::description_of<Config>(), "tilegemm::gemm_async", p, false, true);
 }
 template <class Scalar, class Config = AutoConfig>
 Pending<void> gemm_async(Transpose trans_a, Transpose trans_b, long long m, long long n, long long k,

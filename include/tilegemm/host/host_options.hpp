@@ -44,6 +44,9 @@ using ScopedInjectedFailure = ScopedDefault<InjectedFailure, InjectedFailureTag>
 struct HostOptions {
   bool fold_beta = true;
   int fail_after_parts = -1;
+  // The caller keeps A, B and C alive and unchanged until the call's handle completes (tilegemm::gemm_async): a call
+  // that does not block runs the staged path on a host thread of its own and returns at once.
+  bool staged_on_own_thread = false;
 
   static HostOptions defaults() {
     HostOptions options;
