@@ -156,7 +156,7 @@ TILEGEMM_ENTRY Pending<void> staged_on_own_thread(const CallContext& call, const
   std::thread([call, config, p, options, done, outcome]() mutable {
     cl_int end = CL_COMPLETE;
     try {
-      staged_product(call, config, p, options);
+      translate_cl_errors([&] { staged_product(call, config, p, options); });
       DiskCache::instance().store_ran();
     } catch (...) {
       std::lock_guard<std::mutex> lock(outcome->mutex);
@@ -167,7 +167,10 @@ TILEGEMM_ENTRY Pending<void> staged_on_own_thread(const CallContext& call, const
       std::lock_guard<std::mutex> lock(outcome->mutex);
       outcome->profile = last_host_call_profile();
     }
-    done.setStatus(end);
+    try {
+      done.setStatus(end);
+    } catch (...) {  // CLHPP's exceptions, where the user enabled them: nothing is left to tell
+    }
   }).detach();
   Pending<void> pending = Pending<void>::enqueued_void(done, outcome);
   pending.explain_failures([outcome] {
