@@ -186,13 +186,14 @@ TILEGEMM_ENTRY Pending<void> staged_on_own_thread(const CallContext& call, const
 #endif
 
 // Runs a checked product with `config` (null: the default choice) on the queue's device: on the staged path for
-// large products on GPUs (runtime/staging.hpp, staged_product.hpp), else through dense device copies. A and B are
-// read (uploaded) before this returns; C is written when the returned handle completes (`blocking`: before this
-// returns). A C that shares memory with A or B is made in a copy first, so that no operand changes while it is read.
-// The staged path returns once C is written in both forms: its host threads copy through pinned memory for the
-// whole call. Where beta != 0 and options.fold_beta, C is not uploaded: the device makes R = alpha * op(A) * op(B)
-// and the host writes C = R + beta * C (host_options.hpp). Blocking, a failure before the first part of C is written
-// leaves C as it was; one after it is a PartialWrite.
+// large products on GPUs (runtime/staging.hpp, staged_product.hpp), else through dense device copies. C is written
+// when the returned handle completes (`blocking`: before this returns). A C that shares memory with A or B is made in
+// a copy first, so that no operand changes while it is read. A and B are read before this returns, but where the
+// staged path runs on its own thread (not blocking, options.staged_on_own_thread); otherwise the staged path returns
+// once C is written in both forms, its host threads copying through pinned memory for the whole call. Where beta != 0
+// and options.fold_beta, C is not uploaded: the device makes R = alpha * op(A) * op(B) and the host writes C = R + beta
+// * C (host_options.hpp). Blocking, a failure before the first part of C is written leaves C as it was; one after it is
+// a PartialWrite.
 TILEGEMM_ENTRY Pending<void> host_product(const cl::CommandQueue& queue, const KernelDescription* config,
                                           const char* function, const RawProduct& p, const HostOptions& options,
                                           bool blocking);
