@@ -3,6 +3,7 @@
 #include <tilegemm/core.hpp>
 // The Eigen front end only for the findings below and for the reference.
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <tilegemm/tilegemm.hpp>
@@ -19,6 +20,7 @@ using tilegemm::Transpose;
 using tilegemm_test::compare_with_reference;
 using tilegemm_test::Matrix;
 using tilegemm_test::poison;
+using tilegemm_test::poisoned;
 using tilegemm_test::random_matrix;
 using tilegemm_test::random_scalar;
 using tilegemm_test::sentinel;
@@ -192,6 +194,155 @@ TEMPLATE_TEST_CASE("host floor: sizes on the staged path (forced), sync and asyn
   tilegemm::gemm<S>(Transpose::no, Transpose::no, m, m, m, S(1), a.data(), m, b.data(), m, S(0), a.data(), m);
   CHECK(tilegemm::detail::last_host_call_profile().blocks >= 1);
   CHECK(compare_with_reference<S>(a, 1, a0, b, 0, a0) == "");
+}
+
+TEMPLATE_TEST_CASE("host floor: beta folded into the copy out or C uploaded, staged and direct, every transpose",
+                   "[host_gemm][staged]", float, double) {
+  using S = TestType;
+  for (const bool fold : {true, false}) {
+    const tilegemm::detail::ScopedBetaFold folding(fold);
+    for (const bool staged : {false, true}) {
+      const tilegemm::detail::ScopedStagedPath path(staged ? forced_staging() : tilegemm::detail::StagedPathSettings{});
+      const auto [m, n, k] =
+          staged ? std::tuple<Index, Index, Index>{67, 45, 37} : std::tuple<Index, Index, Index>{17, 9, 13};
+      for (const S beta : {S(0), S(1), S(-0.5)}) {  // beta = 0 with NaN in C
+        for (const bool ta : {false, true}) {
+          for (const bool tb : {false, true}) {
+            INFO((fold ? "folded" : "uploaded") << (staged ? ", staged" : ", direct"));
+            tilegemm::detail::last_host_call_profile() = {};
+            check_product<S>(blocking<S>(), ta, tb, m, n, k, random_scalar<S>(), beta);
+            CHECK((tilegemm::detail::last_host_call_profile().blocks > 0) == staged);
+            check_product<S>(asynchronous<S>(), ta, tb, m, n, k, random_scalar<S>(), beta, 1);
+          }
+        }
+      }
+    }
+  }
+}
+
+namespace {
+
+// What a call threw: "" (nothing), "PartialWrite", "Error" (tilegemm::Error, not a PartialWrite) or another's what().
+template <class Call>
+std::string thrown_by(Call&& call) {
+  try {
+    call();
+  } catch (const tilegemm::PartialWrite& e) {
+    CHECK_THAT(e.what(), MESSAGE_CONTAINS("C was partly written") && MESSAGE_CONTAINS("injected failure"));
+    CHECK(e.code() == CL_OUT_OF_RESOURCES);
+    return "PartialWrite";
+  } catch (const tilegemm::Error& e) {
+    CHECK_THAT(e.what(), MESSAGE_CONTAINS("injected failure") && !MESSAGE_CONTAINS("partly written"));
+    return "Error";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("host floor: a failure before C is written leaves it bit-identical, one after is a PartialWrite",
+                   "[host_gemm][staged][errors]", float, double) {
+  using S = TestType;
+  using tilegemm::detail::InjectedFailure;
+  using tilegemm::detail::ScopedInjectedFailure;
+  for (const bool fold : {true, false}) {
+    const tilegemm::detail::ScopedBetaFold folding(fold);
+    for (const bool staged : {false, true}) {
+      const tilegemm::detail::ScopedStagedPath path(staged ? forced_staging() : tilegemm::detail::StagedPathSettings{});
+      // Staged: blocks of 32 in slots of 1 KiB, so that C is written in many parts.
+      const Index m = 45, n = 40, k = 19;
+      for (const S beta : {S(0), S(0.5)}) {
+        for (const bool async : {false, true}) {
+          INFO((fold ? "folded" : "uploaded")
+               << (staged ? ", staged" : ", direct") << ", beta " << beta << (async ? ", gemm_async" : ", gemm"));
+          const Matrix<S> a = random_matrix<S>(m, k), b = random_matrix<S>(k, n);
+          Stored<S> c(m, n, m + 2);
+          c.set(beta == S(0) ? Matrix<S>::Constant(m, n, poison<S>()) : random_matrix<S>(m, n));
+          const std::vector<S> before = c.storage;
+          const auto call = [&] {
+            if (async) {
+              tilegemm::gemm_async<S>(Transpose::no, Transpose::no, m, n, k, S(1), a.data(), m, b.data(), k, beta,
+                                      c.data(), c.ld)
+                  .get();
+            } else {
+              tilegemm::gemm<S>(Transpose::no, Transpose::no, m, n, k, S(1), a.data(), m, b.data(), k, beta, c.data(),
+                                c.ld);
+            }
+          };
+          if (async && !staged) continue;  // the hook fails blocking copies out; the direct async form has none
+          {
+            const ScopedInjectedFailure failure(InjectedFailure{0});  // just before the first part of C
+            CHECK(thrown_by(call) == "Error");
+            CHECK(std::memcmp(c.storage.data(), before.data(), before.size() * sizeof(S)) == 0);
+          }
+          {
+            const ScopedInjectedFailure failure(InjectedFailure{staged ? 3 : 1});  // after some of C
+            CHECK(thrown_by(call) == "PartialWrite");
+            CHECK(c.gaps_kept() == "");
+            if (staged) {  // parts written and parts not
+              const Matrix<S> now = c.values();
+              const Matrix<S> old = Eigen::Map<const Matrix<S>, 0, Eigen::OuterStride<>>(before.data() + c.margin, m, n,
+                                                                                         Eigen::OuterStride<>(c.ld));
+              Index kept = 0;
+              for (Index j = 0; j < n; ++j) {
+                for (Index i = 0; i < m; ++i) kept += tilegemm_test::same_value(now(i, j), old(i, j)) ? 1 : 0;
+              }
+              CHECK(kept > 0);
+              CHECK(kept < m * n);
+            }
+          }
+          c.set(beta == S(0) ? Matrix<S>::Constant(m, n, poison<S>()) : random_matrix<S>(m, n));
+          const Matrix<S> c0 = c.values();
+          CHECK(thrown_by(call) == "");  // no failure injected once the scope has ended
+          CHECK(compare_with_reference<S>(c.values(), S(1), a, b, beta, c0) == "");
+        }
+      }
+    }
+  }
+  // A C overlapping A is made in a copy: a failure after parts of the copy were written leaves C as it was.
+  const tilegemm::detail::ScopedStagedPath path(forced_staging());
+  const Index m = 50;
+  Matrix<S> a = random_matrix<S>(m, m);
+  const Matrix<S> a0 = a, b = random_matrix<S>(m, m);
+  const ScopedInjectedFailure failure(InjectedFailure{2});
+  CHECK(thrown_by([&] {
+          tilegemm::gemm<S>(Transpose::no, Transpose::no, m, m, m, S(1), a.data(), m, b.data(), m, S(1), a.data(), m);
+        }) == "Error");
+  CHECK(std::memcmp(a.data(), a0.data(), static_cast<std::size_t>(m * m) * sizeof(S)) == 0);
+}
+
+TEMPLATE_TEST_CASE("host floor: gemm_async on the staged path returns at once, C written when the handle completes",
+                   "[host_gemm][staged]", float, double) {
+  using S = TestType;
+  const tilegemm::detail::ScopedStagedPath staged(forced_staging());
+  const Index m = 61, n = 70, k = 43;
+  const Matrix<S> a = random_matrix<S>(m, k), b = random_matrix<S>(k, n);
+  const S alpha = random_scalar<S>();
+  // Three calls in flight at once, beta 0 over NaN, 1 and -0.5; each handle's event is the host thread's.
+  std::vector<Matrix<S>> c = {poisoned<S>(m, n), random_matrix<S>(m, n), random_matrix<S>(m, n)};
+  const std::vector<Matrix<S>> c0 = c;
+  const std::vector<S> betas = {S(0), S(1), S(-0.5)};
+  std::vector<tilegemm::Pending<void>> calls;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    calls.push_back(tilegemm::gemm_async<S>(Transpose::no, Transpose::no, m, n, k, alpha, a.data(), m, b.data(), k,
+                                            betas[i], c[i].data(), m));
+    CHECK(calls.back().event().template getInfo<CL_EVENT_COMMAND_TYPE>() == CL_COMMAND_USER);
+  }
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    tilegemm::detail::last_host_call_profile() = {};
+    calls[i].get();
+    CHECK(tilegemm::detail::last_host_call_profile().blocks >= 4);  // the thread's profile, handed to the waiter
+    CHECK(compare_with_reference<S>(c[i], alpha, a, b, betas[i], c0[i]) == "");
+  }
+  // A handle dropped unwaited finishes the call first.
+  Matrix<S> dropped = poisoned<S>(m, m);
+  {
+    tilegemm::Pending<void> unwaited = tilegemm::gemm_async<S>(Transpose::no, Transpose::yes, m, m, k, S(1), a.data(),
+                                                               m, a.data(), m, S(0), dropped.data(), m);
+  }
+  CHECK(compare_with_reference<S>(dropped, 1, a, Matrix<S>(a.transpose()), 0, dropped) == "");
 }
 
 TEST_CASE("host floor: gemm_async reads A and B before it returns; C is written when the handle completes",

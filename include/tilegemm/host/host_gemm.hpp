@@ -6,8 +6,10 @@
 #include <cstddef>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -25,7 +27,10 @@
 #include "../runtime/opencl.hpp"
 #include "../runtime/queue.hpp"
 #include "../runtime/scratch_pool.hpp"
+#include "host_arithmetic.hpp"
 #include "host_operand.hpp"
+#include "host_options.hpp"
+#include "partial_write.hpp"
 #include "pending.hpp"
 #include "staged_product.hpp"
 #include "transfers.hpp"
@@ -124,46 +129,114 @@ HostProduct<Scalar> host_product_of(HostOperand<Scalar> a, HostOperand<Scalar> b
   return {a, b, c, alpha, beta};
 }
 
-// Copies a rows x cols column-major matrix between host storages.
-template <class Scalar, class From>
-void copy_host_matrix(const HostOperand<Scalar, From>& from, const HostOperand<Scalar, Scalar*>& to) {
-  for (std::ptrdiff_t j = 0; j < to.cols; ++j) std::copy_n(from.data + j * from.ld, to.rows, to.data + j * to.ld);
+// The product with its scalar erased, for the floor's non-template code.
+template <class Scalar>
+RawProduct raw_product(const HostProduct<Scalar>& p) {
+  return {raw_input(p.a), raw_input(p.b), raw_output(p.c), scalar_value(p.alpha), scalar_value(p.beta)};
 }
 
-// C = beta * C, without reading C when beta is zero (NaN there is ignored, as in BLAS).
-template <class Scalar>
-void scale_host_matrix(const HostOperand<Scalar, Scalar*>& c, Scalar beta) {
-  for (std::ptrdiff_t j = 0; j < c.cols; ++j) {
-    Scalar* column = c.data + j * c.ld;
-    for (std::ptrdiff_t i = 0; i < c.rows; ++i) column[i] = beta == Scalar(0) ? Scalar(0) : beta * column[i];
-  }
+// The staged path on a host thread of its own: returns at once, with a handle whose event (a user event) the thread
+// completes once C is written, or fails with the exception the thread ran into (a PartialWrite where it had written
+// part of C); the waiting thread gets the call's profile (last_host_call_profile). The caller keeps A, B and C alive
+// and unchanged until then.
+TILEGEMM_ENTRY Pending<void> staged_on_own_thread(const CallContext& call, const KernelDescription* config,
+                                                  const RawProduct& p, const HostOptions& options);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY Pending<void> staged_on_own_thread(const CallContext& call, const KernelDescription* config,
+                                                  const RawProduct& p, const HostOptions& options) {
+  struct Outcome {
+    std::mutex mutex;
+    std::exception_ptr failure;
+    HostCallProfile profile;
+  };
+  auto outcome = std::make_shared<Outcome>();
+  cl_int status = CL_SUCCESS;
+  cl::UserEvent done(call.context, &status);
+  check(status, "clCreateUserEvent");
+  std::thread([call, config, p, options, done, outcome]() mutable {
+    cl_int end = CL_COMPLETE;
+    try {
+      translate_cl_errors([&] { staged_product(call, config, p, options); });
+      DiskCache::instance().store_ran();
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(outcome->mutex);
+      outcome->failure = std::current_exception();
+      end = CL_OUT_OF_RESOURCES;  // any negative status: the handle reports outcome->failure
+    }
+    {
+      std::lock_guard<std::mutex> lock(outcome->mutex);
+      outcome->profile = last_host_call_profile();
+    }
+    try {
+      done.setStatus(end);
+    } catch (...) {  // CLHPP's exceptions, where the user enabled them: nothing is left to tell
+    }
+  }).detach();
+  Pending<void> pending = Pending<void>::enqueued_void(done, outcome);
+  pending.explain_failures([outcome] {
+    std::lock_guard<std::mutex> lock(outcome->mutex);
+    return outcome->failure;
+  });
+  pending.then([outcome] {
+    std::lock_guard<std::mutex> lock(outcome->mutex);
+    last_host_call_profile() = outcome->profile;
+  });
+  return pending;
 }
+#endif
 
 // Runs a checked product with `config` (null: the default choice) on the queue's device: on the staged path for
-// large products on GPUs (runtime/staging.hpp, staged_product.hpp), else through dense device copies. A and B are
-// read (uploaded) before this returns; C is written when the returned handle completes (`blocking`: before this
-// returns). A C that shares memory with A or B is made in a copy first, so that no operand changes while it is read.
-// The staged path returns once C is written in both forms: its host threads copy through pinned memory for the
-// whole call.
-template <class Scalar>
-Pending<void> host_product(const cl::CommandQueue& queue, const KernelDescription* config, const char* function,
-                           const HostProduct<Scalar>& p, bool blocking) {
-  const HostOperand<Scalar, Scalar*>& c = p.c;
+// large products on GPUs (runtime/staging.hpp, staged_product.hpp), else through dense device copies. C is written
+// when the returned handle completes (`blocking`: before this returns). A C that shares memory with A or B is made in
+// a copy first, so that no operand changes while it is read. A and B are read before this returns, but where the
+// staged path runs on its own thread (not blocking, options.staged_on_own_thread); otherwise the staged path returns
+// once C is written in both forms, its host threads copying through pinned memory for the whole call. Where beta != 0
+// and options.fold_beta, C is not uploaded: the device makes R = alpha * op(A) * op(B) and the host writes C = R + beta
+// * C (host_options.hpp). Blocking, a failure before the first part of C is written leaves C as it was; one after it is
+// a PartialWrite.
+TILEGEMM_ENTRY Pending<void> host_product(const cl::CommandQueue& queue, const KernelDescription* config,
+                                          const char* function, const RawProduct& p, const HostOptions& options,
+                                          bool blocking);
+#if TILEGEMM_ENTRY_BODIES
+// Waits for a command; throws tilegemm::Error where it failed.
+inline void wait_for(const cl::Event& event) {
+  check(event.wait(), "clWaitForEvents");
+  cl_int status = CL_COMPLETE;
+  check(event.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status), "clGetEventInfo");
+  if (status < 0) check(status, "the product on the device");
+}
+
+TILEGEMM_ENTRY Pending<void> host_product(const cl::CommandQueue& queue, const KernelDescription* config,
+                                          const char* function, const RawProduct& p, const HostOptions& options,
+                                          bool blocking) {
+  const RawOutput& c = p.c;
+  const std::size_t size = c.size;
+  const RawInput c_input{c.data, c.rows, c.cols, c.ld, false, size};
   if (c.rows == 0 || c.cols == 0) return Pending<void>::enqueued_void(cl::Event());
-  if (p.k() == 0 || p.alpha == Scalar(0)) {
-    scale_host_matrix(c, p.beta);
+  if (p.k() == 0 || p.alpha.value == 0) {
+    scale_columns(c, p.beta);
     return Pending<void>::enqueued_void(cl::Event());
   }
   if (storages_overlap(c, p.a) || storages_overlap(c, p.b)) {
-    auto copy = std::make_shared<std::vector<Scalar>>(static_cast<std::size_t>(c.rows * c.cols));
-    HostProduct<Scalar> into_copy = p;
-    into_copy.c = {copy->data(), c.rows, c.cols, c.rows, false};
-    if (p.beta != Scalar(0)) copy_host_matrix(c, into_copy.c);
-    auto product = std::make_shared<Pending<void>>(host_product(queue, config, function, into_copy, blocking));
+    // The product goes into a copy, which alone a failure can leave partly written: C is written by the last copy.
+    auto copy = std::make_shared<std::vector<char>>(dense_bytes(c));
+    RawProduct into_copy = p;
+    into_copy.c = {copy->data(), c.rows, c.cols, c.rows, false, size};
+    if (p.beta.value != 0) copy_host_matrix(c_input, into_copy.c);
+    std::shared_ptr<Pending<void>> product;
+    try {
+      product = std::make_shared<Pending<void>>(host_product(queue, config, function, into_copy, options, blocking));
+    } catch (...) {
+      rethrow_as_intact();
+    }
     Pending<void> done = Pending<void>::enqueued_void(product->event());
     done.then([product, copy, from = into_copy.c, c] {
-      product->wait();
-      copy_host_matrix(HostOperand<Scalar, const Scalar*>{from.data, from.rows, from.cols, from.ld, false}, c);
+      try {
+        product->wait();
+      } catch (...) {
+        rethrow_as_intact();
+      }
+      copy_host_matrix({from.data, from.rows, from.cols, from.ld, false, from.size}, c);
     });
     if (blocking) done.wait();
     return done;
@@ -171,59 +244,100 @@ Pending<void> host_product(const cl::CommandQueue& queue, const KernelDescriptio
   const CallContext call = CallContext::of(queue);
   for (const auto& [name, rows, cols] :
        {std::tuple{"A", p.a.rows, p.a.cols}, std::tuple{"B", p.b.rows, p.b.cols}, std::tuple{"C", c.rows, c.cols}}) {
-    require_dense_copy_fits(call.limits, function, name, rows, cols, sizeof(Scalar));
+    require_dense_copy_fits(call.limits, function, name, rows, cols, size);
   }
-  if (staged_path_applies(call, p.a, p.b, c)) {  // large products on GPUs: overlapped through pinned memory
-    staged_product(call, config, p.a, p.b, c, p.alpha, p.beta);
+  if (staged_path_applies(call, p)) {  // large products on GPUs: overlapped through pinned memory
+    if (!blocking && options.staged_on_own_thread) return staged_on_own_thread(call, config, p, options);
+    staged_product(call, config, p, options);
     return Pending<void>::enqueued_void(cl::Event());
   }
+  // Folding, R = alpha * op(A) * op(B) comes into a dense host copy and C = R + beta * C is written from it; else C
+  // goes up where beta != 0 (it is not read when beta is zero) and comes back.
+  const bool fold = options.fold_beta && p.beta.value != 0;
   auto device_a = std::make_shared<ScratchBuffer>(call, dense_bytes(p.a));
   auto device_b = std::make_shared<ScratchBuffer>(call, dense_bytes(p.b));
   auto device_c = std::make_shared<ScratchBuffer>(call, dense_bytes(c));
-  to_device(queue, p.a, device_a->buffer());
-  to_device(queue, p.b, device_b->buffer());
-  if (p.beta != Scalar(0)) to_device(queue, c, device_c->buffer());  // C is not read when beta is zero
+  auto result = std::make_shared<std::vector<char>>(fold ? dense_bytes(c) : 0);
+  const RawOutput dense_result{result->data(), c.rows, c.cols, c.rows, false, size};
+  write_matrix(queue, p.a, device_a->buffer(), 0, 0);
+  write_matrix(queue, p.b, device_b->buffer(), 0, 0);
+  if (p.beta.value != 0 && !fold) write_matrix(queue, c_input, device_c->buffer(), 0, 0);
   const GemmProblem problem = check_arguments(call.context, {p.a.transposed ? Transpose::yes : Transpose::no,
                                                              p.b.transposed ? Transpose::yes : Transpose::no,
                                                              c.rows,
                                                              c.cols,
                                                              p.k(),
-                                                             scalar_value(p.alpha),
+                                                             p.alpha,
                                                              {device_a->buffer(), 0, p.a.rows},
                                                              {device_b->buffer(), 0, p.b.rows},
-                                                             scalar_value(p.beta),
+                                                             fold ? ScalarValue{0, p.beta.is_double} : p.beta,
                                                              {device_c->buffer(), 0, c.rows}});
   const cl::Event product = run_gemm(call, config, problem, {});
+  const auto fold_into_c = [result, c, beta = p.beta] {
+    const std::size_t rows = static_cast<std::size_t>(c.rows);
+    fold_columns(result->data(), rows, c.data, static_cast<std::size_t>(c.ld), rows, static_cast<std::size_t>(c.cols),
+                 beta);
+  };
   if (blocking) {
-    from_device(queue, device_c->buffer(), c, {product});  // blocking: every command of this call has finished
+    wait_for(product);  // a failed product has written nothing
+    if (fold) read_matrix(queue, device_c->buffer(), dense_result, {}, 0, 0);
+    options.fail_if_injected(0);
+    try {
+      if (fold) {
+        fold_into_c();
+      } else {
+        read_matrix(queue, device_c->buffer(), c, {}, 0, 0);
+      }
+      options.fail_if_injected(1);
+    } catch (...) {
+      rethrow_as_partial_write();
+    }
     DiskCache::instance().store_ran();  // programs this call compiled, now that they have run (disk_cache.hpp)
-    for (const auto& used : {device_a, device_b, device_c}) used->give_back_after(cl::Event());
+    try {                               // C is written: failing to keep the buffers for the next call only loses them
+      for (const auto& used : {device_a, device_b, device_c}) used->give_back_after(cl::Event());
+    } catch (...) {
+    }
     return Pending<void>::enqueued_void(cl::Event());
   }
-  const cl::Event done = start_reading(queue, device_c->buffer(), c, {product}, 0, c.rows, call.in_order);
+  const cl::Event done =
+      start_reading_matrix(queue, device_c->buffer(), fold ? dense_result : c, {product}, 0, c.rows, call.in_order);
   for (const auto& used : {device_a, device_b, device_c}) used->give_back_after(done);
   auto keep = std::make_shared<std::vector<std::shared_ptr<ScratchBuffer>>>(
       std::vector<std::shared_ptr<ScratchBuffer>>{device_a, device_b, device_c});
   Pending<void> pending = Pending<void>::enqueued_void(done, std::move(keep));
-  pending.then([] { DiskCache::instance().store_ran(); });
+  pending.then([fold, fold_into_c] {
+    if (fold) fold_into_c();
+    DiskCache::instance().store_ran();
+  });
   return pending;
 }
+#endif
 
-TILEGEMM_ENTRY_INSTANCE(Pending<void> host_product<float>(const cl::CommandQueue&, const KernelDescription*,
-                                                          const char*, const HostProduct<float>&, bool))
-TILEGEMM_ENTRY_INSTANCE(Pending<void> host_product<double>(const cl::CommandQueue&, const KernelDescription*,
-                                                           const char*, const HostProduct<double>&, bool))
-
-// The one entry of every host form: checks, then host_product; failures surface from the returned handle.
-template <class Scalar>
-Pending<void> host_gemm(const cl::CommandQueue& queue, const KernelDescription* config, const char* function,
-                        const HostProduct<Scalar>& p, bool blocking) {
+// The one entry of every host form: reads the floor's switches, then host_product; failures surface from the
+// returned handle.
+TILEGEMM_ENTRY Pending<void> host_gemm_erased(const cl::CommandQueue& queue, const KernelDescription* config,
+                                              const char* function, const RawProduct& p, bool blocking,
+                                              bool operands_kept);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY Pending<void> host_gemm_erased(const cl::CommandQueue& queue, const KernelDescription* config,
+                                              const char* function, const RawProduct& p, bool blocking,
+                                              bool operands_kept) {
   try {
+    HostOptions options = HostOptions::defaults();
+    options.staged_on_own_thread = operands_kept;
     return translate_cl_errors(
-        [&] { return naming(function, [&] { return host_product(queue, config, function, p, blocking); }); });
+        [&] { return naming(function, [&] { return host_product(queue, config, function, p, options, blocking); }); });
   } catch (...) {
     return Pending<void>::failed(std::current_exception());
   }
+}
+#endif
+
+// `operands_kept`: the caller keeps A, B and C alive and unchanged until the handle completes (HostOptions).
+template <class Scalar>
+Pending<void> host_gemm(const cl::CommandQueue& queue, const KernelDescription* config, const char* function,
+                        const HostProduct<Scalar>& p, bool blocking, bool operands_kept = false) {
+  return host_gemm_erased(queue, config, function, raw_product(p), blocking, operands_kept);
 }
 
 }  // namespace detail
@@ -234,7 +348,9 @@ Pending<void> host_gemm(const cl::CommandQueue& queue, const KernelDescription* 
 // is ignored); k = 0 or alpha = 0 scale C by beta without reading A or B. C may share memory with A or B (the
 // product is made in a copy of C first). Scalar is float or double, from the pointers or named, gemm<float>(...).
 // Bad arguments throw std::invalid_argument with the sentences of gemm on cl::Buffers; OpenCL failures
-// tilegemm::Error.
+// tilegemm::Error. Failures and C: when gemm throws anything but tilegemm::PartialWrite, C is exactly as it was (no
+// element of it written); PartialWrite (a tilegemm::Error) says the call failed after part of C was written, so C's
+// old values are lost. A, B and the memory around C are never written.
 template <class Scalar, class Config = AutoConfig>
 void gemm(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, long long m, long long n, long long k,
           detail::identity_t<Scalar> alpha, const Scalar* a, long long lda, const Scalar* b, long long ldb,
@@ -256,9 +372,13 @@ void gemm(Transpose trans_a, Transpose trans_b, long long m, long long n, long l
   gemm<Scalar, Config>(default_queue(), trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-// The same without waiting: A and B are read before it returns (they may change afterwards); C must stay alive
-// until the handle is waited on, and is written when it completes. Failures, argument errors included, surface from
-// the handle's wait() or get(). Out-of-order queues are accepted, as by gemm.
+// The same without waiting: returns at once; C is written when the handle completes (wait() or get()). Large
+// products on GPUs (the staged path) run on a host thread of their own that reads A and B while it multiplies: A, B
+// and C must stay alive and unchanged until the handle completes. (Other products read A and B before it returns.)
+// Failures, argument errors included, surface from the handle's wait() or get(), with gemm's rule on C but for one
+// case: with beta = 0 on the direct path (small products, CPU devices), a failed download of C surfaces as
+// tilegemm::Error though it may have written part of C (whose old values beta = 0 does not read). Out-of-order queues
+// are accepted, as by gemm.
 template <class Scalar, class Config = AutoConfig>
 Pending<void> gemm_async(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, long long m, long long n,
                          long long k, detail::identity_t<Scalar> alpha, const Scalar* a, long long lda, const Scalar* b,
@@ -272,7 +392,7 @@ Pending<void> gemm_async(const cl::CommandQueue& queue, Transpose trans_a, Trans
   } catch (...) {
     return Pending<void>::failed(std::current_exception());
   }
-  return detail::host_gemm(queue, detail::description_of<Config>(), "tilegemm::gemm_async", p, false);
+  return detail::host_gemm(queue, detail::description_of<Config>(), "tilegemm::gemm_async", p, false, true);
 }
 template <class Scalar, class Config = AutoConfig>
 Pending<void> gemm_async(Transpose trans_a, Transpose trans_b, long long m, long long n, long long k,

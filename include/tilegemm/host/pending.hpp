@@ -50,6 +50,7 @@ class Pending {
         result_(std::move(other.result_)),
         keep_alive_(std::move(other.keep_alive_)),
         finish_(std::move(other.finish_)),
+        explain_(std::move(other.explain_)),
         finished_(other.finished_),
         moved_from_(other.moved_from_) {
     other.done_ = cl::Event();
@@ -65,6 +66,7 @@ class Pending {
       result_ = std::move(other.result_);
       keep_alive_ = std::move(other.keep_alive_);
       finish_ = std::move(other.finish_);
+      explain_ = std::move(other.explain_);
       moved_from_ = other.moved_from_;
       other.done_ = cl::Event();
       other.finish_ = nullptr;
@@ -81,6 +83,11 @@ class Pending {
   // commands could not write directly).
   void then(std::function<void()> finish) { finish_ = std::move(finish); }
 
+  // What the call knows of its own failure, asked when its event ends in an error (a host thread that ran part of
+  // the call sets the event's status and keeps the exception it ran into, a PartialWrite say); null: the event's
+  // status alone is reported.
+  void explain_failures(std::function<std::exception_ptr()> explain) { explain_ = std::move(explain); }
+
   // The event of the call's last command (null when the call failed before enqueueing anything).
   const cl::Event& event() const { return done_; }
 
@@ -96,9 +103,11 @@ class Pending {
       done_.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status);
       if (waited != CL_SUCCESS || status < 0) {
         finished_ = true;
-        failure_ = std::make_exception_ptr(
-            Error(status < 0 ? status : waited, std::string("tilegemm: the product failed on the device with ") +
-                                                    detail::error_name(status < 0 ? status : waited)));
+        if (explain_) failure_ = explain_();
+        if (!failure_)
+          failure_ = std::make_exception_ptr(
+              Error(status < 0 ? status : waited, std::string("tilegemm: the product failed on the device with ") +
+                                                      detail::error_name(status < 0 ? status : waited)));
         keep_alive_.reset();
         std::rethrow_exception(failure_);
       }
@@ -152,6 +161,7 @@ class Pending {
   std::optional<std::conditional_t<std::is_void_v<T>, char, T>> result_;
   std::shared_ptr<void> keep_alive_;
   std::function<void()> finish_;
+  std::function<std::exception_ptr()> explain_;
   bool finished_ = false;    // waited for (the destructor need not wait again)
   bool moved_from_ = false;  // its call went to another handle
 };

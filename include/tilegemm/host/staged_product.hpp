@@ -10,13 +10,17 @@
 #include <memory>
 #include <vector>
 
+#include "../config/linkage.hpp"
 #include "../gemm/gemm.hpp"
 #include "../runtime/call_context.hpp"
 #include "../runtime/error.hpp"
 #include "../runtime/host_threads.hpp"
 #include "../runtime/scratch_pool.hpp"
 #include "../runtime/staging.hpp"
+#include "host_arithmetic.hpp"
 #include "host_operand.hpp"
+#include "host_options.hpp"
+#include "partial_write.hpp"
 #include "transfers.hpp"
 
 namespace tilegemm::detail {
@@ -39,6 +43,34 @@ inline HostCallProfile& last_host_call_profile() {
   return profile;
 }
 
+// A checked product on host memory with its scalar erased (alpha and beta name it): C column-major.
+struct RawProduct {
+  RawInput a;
+  RawInput b;
+  RawOutput c;
+  ScalarValue alpha;
+  ScalarValue beta;
+  std::ptrdiff_t k() const { return a.transposed ? a.rows : a.cols; }
+};
+
+// Whether a checked product takes the staged path: by its size and device, as StagedPathSettings says.
+inline bool staged_path_applies(const CallContext& call, const RawProduct& p) {
+  const StagedPathSettings& settings = call.options.staged;
+  if ((call.limits.type & CL_DEVICE_TYPE_CPU) && !settings.on_cpu_devices) return false;
+  return dense_bytes(p.a) + dense_bytes(p.b) + dense_bytes(p.c) >= settings.from_bytes;
+}
+
+// The staged product. A and B stay as the caller stores them (dense on the device, uploaded a block of rows or
+// columns of op(A) and op(B) at a time, as the blocks of C need them); C (column-major: gpu_gemm turns a row-major C
+// into the transposed product first) is made in blocks of about `block_side` x `block_side`, each downloaded as
+// soon as it is made. With `options.fold_beta` C is never uploaded: the device makes alpha * op(A) * op(B) and the
+// copy out writes C = R + beta * C; else C's blocks go up and the device adds beta * C. What can fail is taken before
+// the first part of C is written (device buffers, pinned slots, the programs); a failure after it throws
+// PartialWrite, any other leaves C as it was.
+TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescription* config, const RawProduct& p,
+                                   const HostOptions& options);
+#if TILEGEMM_ENTRY_BODIES
+// The milliseconds a profiled command ran (0 where the queue does not say).
 inline double event_ms(const cl::Event& event) {
   cl_ulong start = 0, end = 0;
   if (event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start) != CL_SUCCESS ||
@@ -46,14 +78,6 @@ inline double event_ms(const cl::Event& event) {
     return 0;
   }
   return (end - start) * 1e-6;
-}
-
-template <class Scalar, class PA, class PB, class PC>
-bool staged_path_applies(const CallContext& call, const HostOperand<Scalar, PA>& a, const HostOperand<Scalar, PB>& b,
-                         const HostOperand<Scalar, PC>& c) {
-  const StagedPathSettings& settings = call.options.staged;
-  if ((call.limits.type & CL_DEVICE_TYPE_CPU) && !settings.on_cpu_devices) return false;
-  return dense_bytes(a) + dense_bytes(b) + dense_bytes(c) >= settings.from_bytes;
 }
 
 // Whether a command has ended (or failed: waiting on it then reports how).
@@ -110,22 +134,45 @@ inline std::vector<std::pair<std::size_t, std::size_t>> block_order(std::size_t 
   return order;
 }
 
-// The staged product. A and B stay as the caller stores them (dense on the device, uploaded a block of rows or
-// columns of op(A) and op(B) at a time, as the blocks of C need them); C (column-major: gpu_gemm turns a row-major C
-// into the transposed product first) is made in blocks of about `block_side` x `block_side`, each downloaded as
-// soon as it is made.
-template <class Scalar>
-void staged_product(const CallContext& call, const KernelDescription* config, const HostOperand<Scalar>& a,
-                    const HostOperand<Scalar>& b, const HostOperand<Scalar, Scalar*>& c, Scalar alpha, Scalar beta) {
+// Builds, before the staged path writes any of C, the programs its blocks' products run (each distinct block shape's
+// plan's product kernel and remainder kernel), so that a refused build fails the call with C intact rather than
+// halfway. Plans the default choice would take beyond the local memory the device reports are left to run_gemm,
+// which plans them again where the driver refuses them. Packing and split-K's support kernels are small and built
+// by the first block.
+inline void build_block_programs(const CallContext& call, const KernelDescription* config,
+                                 const std::vector<GemmShape>& shapes, std::size_t scalar_size) {
+  if (call.options.math_refused) std::rethrow_exception(call.options.math_refused);
+  PlanOptions options;
+  options.math = call.options.math;
+  const bool is_double = scalar_size == sizeof(double);
+  for (const GemmShape& shape : shapes) {
+    const Plan plan = plan_gemm(config, shape, false, call.limits, scalar_size, options);
+    if (plan.work != Work::product) continue;
+    if (config == nullptr && beyond_reported_local_memory(plan, call.limits, scalar_size)) continue;
+    make_kernel(call, gemm_program(plan.config, is_double, plan.variant), plan.config.threads());
+    if (plan.strips == StripWork::remainder_kernel)
+      ProgramCache::instance().kernel(call.context, call.device,
+                                      remainder_program(is_double, shape.trans_a, shape.trans_b));
+  }
+}
+
+TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescription* config, const RawProduct& p,
+                                   const HostOptions& options) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
-  constexpr std::size_t size = sizeof(Scalar);
+  const RawInput &a = p.a, &b = p.b;
+  const RawOutput& c = p.c;
+  const std::size_t size = c.size;
   const std::size_t m = static_cast<std::size_t>(c.rows), n = static_cast<std::size_t>(c.cols);
-  const std::size_t k = static_cast<std::size_t>(a.transposed ? a.rows : a.cols);
+  const std::size_t k = static_cast<std::size_t>(p.k());
   const std::size_t a_rows = static_cast<std::size_t>(a.rows), b_rows = static_cast<std::size_t>(b.rows);
   // The leading dimensions of the dense device copies of A and B, which every block's product reads.
   const long long lda = static_cast<long long>(std::max<std::size_t>(a_rows, 1));
   const long long ldb = static_cast<long long>(std::max<std::size_t>(b_rows, 1));
+  // beta * C folded into the copy out (C never uploaded), or added on the device to C's uploaded blocks.
+  const bool fold = options.fold_beta && p.beta.value != 0;
+  const ScalarValue device_beta = fold ? ScalarValue{0, p.beta.is_double} : p.beta;
+  const ScalarValue one{1, p.beta.is_double};
   HostCallProfile profile;
   const auto timed = [&](double& total, auto&& work) {
     const auto begin = Clock::now();
@@ -145,15 +192,15 @@ void staged_product(const CallContext& call, const KernelDescription* config, co
 
   // Uploads rows [row0, row1) x columns [col0, col1) of a stored matrix (`rows` rows, leading dimension `host_ld`)
   // into its dense device copy, as many columns a slot as fit; returns the last upload's event.
-  const auto upload_block = [&](const Scalar* host, std::size_t host_ld, std::size_t rows, std::size_t row0,
+  const auto upload_block = [&](const char* host, std::size_t host_ld, std::size_t rows, std::size_t row0,
                                 std::size_t row1, std::size_t col0, std::size_t col1, const cl::Buffer& device) {
     cl::Event done;
     const std::size_t height = row1 - row0, per_slot = std::max<std::size_t>(1, slot_bytes / (height * size));
     for (std::size_t j = col0; j < col1; j += per_slot) {
       const std::size_t columns = std::min(per_slot, col1 - j), slot = up.take();
       timed(profile.copy_in, [&] {
-        copy_columns(reinterpret_cast<const char*>(host + j * host_ld + row0), host_ld * size, up.data(slot),
-                     height * size, height * size, columns, 1);
+        copy_columns(host + (j * host_ld + row0) * size, host_ld * size, up.data(slot), height * size, height * size,
+                     columns, 1);
       });
       if (height == rows) {
         check(set->upload.enqueueWriteBuffer(device, CL_FALSE, j * rows * size, columns * rows * size, up.data(slot),
@@ -171,13 +218,13 @@ void staged_product(const CallContext& call, const KernelDescription* config, co
     return done;
   };
   // Rows [first, last) of op(X) for a stored operand X: stored columns when X is transposed, else stored rows.
-  const auto upload_op_rows = [&](const auto& x, std::size_t first, std::size_t last, const cl::Buffer& device) {
+  const auto upload_op_rows = [&](const RawInput& x, std::size_t first, std::size_t last, const cl::Buffer& device) {
     const std::size_t rows = static_cast<std::size_t>(x.rows), cols = static_cast<std::size_t>(x.cols);
     const std::size_t ld = static_cast<std::size_t>(x.ld);
     return x.transposed ? upload_block(x.data, ld, rows, 0, rows, first, last, device)
                         : upload_block(x.data, ld, rows, first, last, 0, cols, device);
   };
-  const auto upload_op_cols = [&](const auto& x, std::size_t first, std::size_t last, const cl::Buffer& device) {
+  const auto upload_op_cols = [&](const RawInput& x, std::size_t first, std::size_t last, const cl::Buffer& device) {
     const std::size_t rows = static_cast<std::size_t>(x.rows), cols = static_cast<std::size_t>(x.cols);
     const std::size_t ld = static_cast<std::size_t>(x.ld);
     return x.transposed ? upload_block(x.data, ld, rows, first, last, 0, cols, device)
@@ -185,21 +232,29 @@ void staged_product(const CallContext& call, const KernelDescription* config, co
   };
 
   // Downloads wait in a queue, oldest first, for a host thread to copy them into C: the oldest when a slot is needed,
-  // all at the end.
+  // all at the end. `parts_written` counts the parts of C written: from the first on, a failure is a PartialWrite.
   struct Download {
     std::size_t slot, row0, height, col0, columns;
     cl::Event done;
   };
   std::deque<Download> pending;
+  int parts_written = 0;
   const auto copy_out_oldest = [&] {
     const Download d = pending.front();
     pending.pop_front();
-    char* to = reinterpret_cast<char*>(c.data + d.col0 * static_cast<std::size_t>(c.ld) + d.row0);
-    const std::size_t to_ld = static_cast<std::size_t>(c.ld) * size;
-    if (!finished(d.done)) touch_columns(to, to_ld, d.height * size, d.columns);  // page faults while waiting
+    char* to = c.at(d.row0, d.col0);
+    const std::size_t ld = static_cast<std::size_t>(c.ld);
+    if (!finished(d.done)) touch_columns(to, ld * size, d.height * size, d.columns);  // page faults while waiting
     check(d.done.wait(), "clWaitForEvents");
-    timed(profile.copy_out,
-          [&] { copy_columns(down.data(d.slot), d.height * size, to, to_ld, d.height * size, d.columns, 1); });
+    options.fail_if_injected(parts_written);
+    ++parts_written;  // from here on C is no longer as it was
+    timed(profile.copy_out, [&] {
+      if (fold) {
+        fold_columns(down.data(d.slot), d.height, to, ld, d.height, d.columns, p.beta);
+      } else {
+        copy_columns(down.data(d.slot), d.height * size, to, ld * size, d.height * size, d.columns, 1);
+      }
+    });
   };
   const auto download_block = [&](std::size_t row0, std::size_t row1, std::size_t col0, std::size_t col1,
                                   const cl::Event& product) {
@@ -226,16 +281,48 @@ void staged_product(const CallContext& call, const KernelDescription* config, co
     const auto end_of = [](const std::vector<std::size_t>& starts, std::size_t i, std::size_t length) {
       return i + 1 < starts.size() ? starts[i + 1] : length;
     };
+    const std::vector<std::pair<std::size_t, std::size_t>> order = block_order(row_starts.size(), col_starts.size());
+    // The first block is made in slices of K, each slice's product started once its part of A and B is up (the
+    // slices after the first add to C, beta = 1).
+    const std::size_t first_slices = std::max<std::size_t>(1, k / std::max<std::size_t>(settings.first_block_depth, 1));
+    const auto block_problem = [&](std::size_t i, std::size_t j, std::size_t k0, std::size_t k1, ScalarValue beta) {
+      const std::size_t row0 = row_starts[i], row1 = end_of(row_starts, i, m);
+      const std::size_t col0 = col_starts[j], col1 = end_of(col_starts, j, n);
+      return check_arguments(
+          call.context,
+          {a.transposed ? Transpose::yes : Transpose::no,
+           b.transposed ? Transpose::yes : Transpose::no,
+           static_cast<long long>(row1 - row0),
+           static_cast<long long>(col1 - col0),
+           static_cast<long long>(k1 - k0),
+           p.alpha,
+           {device_a.buffer(), static_cast<long long>(a.transposed ? row0 * a_rows + k0 : k0 * a_rows + row0), lda},
+           {device_b.buffer(), static_cast<long long>(b.transposed ? k0 * b_rows + col0 : col0 * b_rows + k0), ldb},
+           beta,
+           {device_c.buffer(), static_cast<long long>(col0 * m + row0), static_cast<long long>(m)}});
+    };
+    {  // the programs of every distinct block shape, before any of C is written
+      std::vector<GemmShape> shapes;
+      const auto add = [&](const GemmShape& s) {
+        for (const GemmShape& seen : shapes) {
+          if (seen.m == s.m && seen.n == s.n && seen.k == s.k) return;
+        }
+        shapes.push_back(s);
+      };
+      for (std::size_t slice = 0; slice < first_slices; ++slice)
+        add(block_problem(0, 0, k * slice / first_slices, k * (slice + 1) / first_slices, device_beta).shape);
+      for (const auto& [i, j] : order) {
+        if (i != 0 || j != 0 || first_slices == 1) add(block_problem(i, j, 0, k, device_beta).shape);
+      }
+      build_block_programs(compute, config, shapes, size);
+    }
     std::vector<cl::Event> a_ready(row_starts.size()), b_ready(col_starts.size());
-    for (const auto& [i, j] : block_order(row_starts.size(), col_starts.size())) {
+    for (const auto& [i, j] : order) {
       const std::size_t row0 = row_starts[i], row1 = end_of(row_starts, i, m);
       const std::size_t col0 = col_starts[j], col1 = end_of(col_starts, j, n);
       while (!pending.empty() && finished(pending.front().done)) copy_out_oldest();  // free slots, C done early
-      // This block of C: rows [row0, row1) of op(A) times columns [col0, col1) of op(B), on the dense device copies;
-      // the first block in slices of K, each slice's product started once its part of A and B is up (the slices
-      // after the first add to C, beta = 1).
-      const std::size_t slices =
-          i == 0 && j == 0 ? std::max<std::size_t>(1, k / std::max<std::size_t>(settings.first_block_depth, 1)) : 1;
+      // This block of C: rows [row0, row1) of op(A) times columns [col0, col1) of op(B), on the dense device copies.
+      const std::size_t slices = i == 0 && j == 0 ? first_slices : 1;
       if (profile.blocks == 0) profile.first_block_slices = static_cast<int>(slices);
       cl::Event product;
       for (std::size_t slice = 0; slice < slices; ++slice) {
@@ -250,21 +337,9 @@ void staged_product(const CallContext& call, const KernelDescription* config, co
           if (b_ready[j]() == nullptr) b_ready[j] = upload_op_cols(b, col0, col1, device_b.buffer());
         }
         std::vector<cl::Event> ready{a_ready[i], b_ready[j]};
-        if (slice == 0 && beta != Scalar(0))
+        if (slice == 0 && device_beta.value != 0)
           ready.push_back(upload_block(c.data, c.ld, m, row0, row1, col0, col1, device_c.buffer()));
-        const GemmProblem block = check_arguments(
-            call.context,
-            {a.transposed ? Transpose::yes : Transpose::no,
-             b.transposed ? Transpose::yes : Transpose::no,
-             static_cast<long long>(row1 - row0),
-             static_cast<long long>(col1 - col0),
-             static_cast<long long>(k1 - k0),
-             scalar_value(alpha),
-             {device_a.buffer(), static_cast<long long>(a.transposed ? row0 * a_rows + k0 : k0 * a_rows + row0), lda},
-             {device_b.buffer(), static_cast<long long>(b.transposed ? k0 * b_rows + col0 : col0 * b_rows + k0), ldb},
-             scalar_value(slice == 0 ? beta : Scalar(1)),
-             {device_c.buffer(), static_cast<long long>(col0 * m + row0), static_cast<long long>(m)}});
-        product = run_gemm(compute, config, block, ready);
+        product = run_gemm(compute, config, block_problem(i, j, k0, k1, slice == 0 ? device_beta : one), ready);
         products.push_back(product);
       }
       download_block(row0, row1, col0, col1, product);
@@ -273,15 +348,20 @@ void staged_product(const CallContext& call, const KernelDescription* config, co
     while (!pending.empty()) copy_out_oldest();
   } catch (...) {
     for (cl::CommandQueue* queue : {&set->upload, &set->compute, &set->download}) queue->finish();
+    if (parts_written > 0) rethrow_as_partial_write();
     throw;
   }
-  for (ScratchBuffer* used : {&device_a, &device_b, &device_c}) used->give_back_after(cl::Event());
-  Staging::instance().give_back(call, std::move(set));
+  try {  // C is written: failing to keep the buffers and slots for the next call only loses them
+    for (ScratchBuffer* used : {&device_a, &device_b, &device_c}) used->give_back_after(cl::Event());
+    Staging::instance().give_back(call, std::move(set));
+  } catch (...) {
+  }
   for (const cl::Event& e : uploads) profile.upload += event_ms(e);
   for (const cl::Event& e : products) profile.product += event_ms(e);
   for (const cl::Event& e : downloads) profile.download += event_ms(e);
   profile.wall = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   last_host_call_profile() = profile;
 }
+#endif
 
 }  // namespace tilegemm::detail

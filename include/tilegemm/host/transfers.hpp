@@ -87,21 +87,23 @@ TILEGEMM_ENTRY std::vector<TransferPart> transfer_parts(std::ptrdiff_t offset, s
 
 // Writes the (possibly strided) storage of a host operand into `device` as a rows x cols matrix at `offset` with
 // leading dimension `ld` (a dense one at 0 by default); blocking, so that the host memory may change afterwards.
-template <class Scalar, class Pointer>
-void to_device(const cl::CommandQueue& queue, const HostOperand<Scalar, Pointer>& host, const cl::Buffer& device,
-               std::ptrdiff_t offset = 0, std::ptrdiff_t ld = 0) {
+TILEGEMM_ENTRY void write_matrix(const cl::CommandQueue& queue, const RawInput& host, const cl::Buffer& device,
+                                 std::ptrdiff_t offset, std::ptrdiff_t ld);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY void write_matrix(const cl::CommandQueue& queue, const RawInput& host, const cl::Buffer& device,
+                                 std::ptrdiff_t offset, std::ptrdiff_t ld) {
+  const std::size_t size = host.size;
   if (ld == 0) ld = std::max<std::ptrdiff_t>(host.rows, 1);
   if (host.ld == host.rows && ld == host.rows) {
-    check(queue.enqueueWriteBuffer(device, CL_TRUE, sizeof(Scalar) * offset, sizeof(Scalar) * host.rows * host.cols,
-                                   host.data),
+    check(queue.enqueueWriteBuffer(device, CL_TRUE, size * offset, size * host.rows * host.cols, host.data),
           "clEnqueueWriteBuffer");
     return;
   }
-  const std::size_t host_pitch = sizeof(Scalar) * host.ld;
-  for (const TransferPart& d : transfer_parts(offset, ld, host.rows, host.cols, sizeof(Scalar))) {
+  const std::size_t host_pitch = size * host.ld;
+  for (const TransferPart& d : transfer_parts(offset, ld, host.rows, host.cols, size)) {
     if (d.contiguous) {
       check(queue.enqueueWriteBuffer(device, CL_TRUE, d.origin[0], d.region[0],
-                                     reinterpret_cast<const char*>(host.data) + d.host_column * host_pitch + d.host_x),
+                                     host.data + d.host_column * host_pitch + d.host_x),
             "clEnqueueWriteBuffer");
     } else {
       check(queue.enqueueWriteBufferRect(device, CL_TRUE, d.origin, {d.host_x, d.host_column, 0}, d.region, d.pitch, 0,
@@ -110,25 +112,33 @@ void to_device(const cl::CommandQueue& queue, const HostOperand<Scalar, Pointer>
     }
   }
 }
+#endif
+template <class Scalar, class Pointer>
+void to_device(const cl::CommandQueue& queue, const HostOperand<Scalar, Pointer>& host, const cl::Buffer& device,
+               std::ptrdiff_t offset = 0, std::ptrdiff_t ld = 0) {
+  write_matrix(queue, raw_input(host), device, offset, ld);
+}
 
 // Reads a rows x cols device matrix at `offset` with leading dimension `ld` (a dense one at 0 by default) into the
 // (possibly strided) storage of `host` after `wait`; blocking.
-template <class Scalar>
-void from_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, const HostOperand<Scalar, Scalar*>& host,
-                 const std::vector<cl::Event>& wait, std::ptrdiff_t offset = 0, std::ptrdiff_t ld = 0) {
+TILEGEMM_ENTRY void read_matrix(const cl::CommandQueue& queue, const cl::Buffer& buffer, const RawOutput& host,
+                                const std::vector<cl::Event>& wait, std::ptrdiff_t offset, std::ptrdiff_t ld);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY void read_matrix(const cl::CommandQueue& queue, const cl::Buffer& buffer, const RawOutput& host,
+                                const std::vector<cl::Event>& wait, std::ptrdiff_t offset, std::ptrdiff_t ld) {
+  const std::size_t size = host.size;
   if (ld == 0) ld = std::max<std::ptrdiff_t>(host.rows, 1);
   const std::vector<cl::Event>* events = wait.empty() ? nullptr : &wait;
   if (host.ld == host.rows && ld == host.rows) {
-    check(queue.enqueueReadBuffer(buffer, CL_TRUE, sizeof(Scalar) * offset, sizeof(Scalar) * host.rows * host.cols,
-                                  host.data, events),
+    check(queue.enqueueReadBuffer(buffer, CL_TRUE, size * offset, size * host.rows * host.cols, host.data, events),
           "clEnqueueReadBuffer");
     return;
   }
-  const std::size_t host_pitch = sizeof(Scalar) * host.ld;
-  for (const TransferPart& d : transfer_parts(offset, ld, host.rows, host.cols, sizeof(Scalar))) {
+  const std::size_t host_pitch = size * host.ld;
+  for (const TransferPart& d : transfer_parts(offset, ld, host.rows, host.cols, size)) {
     if (d.contiguous) {
       check(queue.enqueueReadBuffer(buffer, CL_TRUE, d.origin[0], d.region[0],
-                                    reinterpret_cast<char*>(host.data) + d.host_column * host_pitch + d.host_x, events),
+                                    host.data + d.host_column * host_pitch + d.host_x, events),
             "clEnqueueReadBuffer");
     } else {
       check(queue.enqueueReadBufferRect(buffer, CL_TRUE, d.origin, {d.host_x, d.host_column, 0}, d.region, d.pitch, 0,
@@ -137,23 +147,31 @@ void from_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, const 
     }
   }
 }
+#endif
+template <class Scalar>
+void from_device(const cl::CommandQueue& queue, const cl::Buffer& buffer, const HostOperand<Scalar, Scalar*>& host,
+                 const std::vector<cl::Event>& wait, std::ptrdiff_t offset = 0, std::ptrdiff_t ld = 0) {
+  read_matrix(queue, buffer, raw_output(host), wait, offset, ld);
+}
 
 // Starts reading a rows x cols device matrix at `offset` with leading dimension `ld` into the (possibly strided)
 // storage of `host` after `wait`, and returns at once; the host memory must stay alive until the event completes,
 // which on an out-of-order queue (`in_order` false) is a marker after every read.
-template <class Scalar>
-cl::Event start_reading(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                        const HostOperand<Scalar, Scalar*>& host, const std::vector<cl::Event>& wait,
-                        std::ptrdiff_t offset, std::ptrdiff_t ld, bool in_order) {
+TILEGEMM_ENTRY cl::Event start_reading_matrix(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                                              const RawOutput& host, const std::vector<cl::Event>& wait,
+                                              std::ptrdiff_t offset, std::ptrdiff_t ld, bool in_order);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY cl::Event start_reading_matrix(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                                              const RawOutput& host, const std::vector<cl::Event>& wait,
+                                              std::ptrdiff_t offset, std::ptrdiff_t ld, bool in_order) {
   const std::vector<cl::Event>* events = wait.empty() ? nullptr : &wait;
   cl::Event done;
   std::vector<cl::Event> reads;
-  const std::size_t host_pitch = sizeof(Scalar) * host.ld;
-  for (const TransferPart& d : transfer_parts(offset, ld, host.rows, host.cols, sizeof(Scalar))) {
+  const std::size_t host_pitch = host.size * host.ld;
+  for (const TransferPart& d : transfer_parts(offset, ld, host.rows, host.cols, host.size)) {
     if (d.contiguous) {
       check(queue.enqueueReadBuffer(buffer, CL_FALSE, d.origin[0], d.region[0],
-                                    reinterpret_cast<char*>(host.data) + d.host_column * host_pitch + d.host_x, events,
-                                    &done),
+                                    host.data + d.host_column * host_pitch + d.host_x, events, &done),
             "clEnqueueReadBuffer");
     } else {
       check(queue.enqueueReadBufferRect(buffer, CL_FALSE, d.origin, {d.host_x, d.host_column, 0}, d.region, d.pitch, 0,
@@ -166,24 +184,13 @@ cl::Event start_reading(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     check(queue.enqueueMarkerWithWaitList(&reads, &done), "clEnqueueMarkerWithWaitList");
   return done;
 }
-
-TILEGEMM_ENTRY_INSTANCE(void to_device<float, const float*>(const cl::CommandQueue&, const HostOperand<float>&,
-                                                            const cl::Buffer&, std::ptrdiff_t, std::ptrdiff_t))
-TILEGEMM_ENTRY_INSTANCE(void from_device<float>(const cl::CommandQueue&, const cl::Buffer&,
-                                                const HostOperand<float, float*>&, const std::vector<cl::Event>&,
-                                                std::ptrdiff_t, std::ptrdiff_t))
-TILEGEMM_ENTRY_INSTANCE(cl::Event start_reading<float>(const cl::CommandQueue&, const cl::Buffer&,
-                                                       const HostOperand<float, float*>&, const std::vector<cl::Event>&,
-                                                       std::ptrdiff_t, std::ptrdiff_t, bool))
-TILEGEMM_ENTRY_INSTANCE(void to_device<double, const double*>(const cl::CommandQueue&, const HostOperand<double>&,
-                                                              const cl::Buffer&, std::ptrdiff_t, std::ptrdiff_t))
-TILEGEMM_ENTRY_INSTANCE(void from_device<double>(const cl::CommandQueue&, const cl::Buffer&,
-                                                 const HostOperand<double, double*>&, const std::vector<cl::Event>&,
-                                                 std::ptrdiff_t, std::ptrdiff_t))
-TILEGEMM_ENTRY_INSTANCE(cl::Event start_reading<double>(const cl::CommandQueue&, const cl::Buffer&,
-                                                        const HostOperand<double, double*>&,
-                                                        const std::vector<cl::Event>&, std::ptrdiff_t, std::ptrdiff_t,
-                                                        bool))
+#endif
+template <class Scalar>
+cl::Event start_reading(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                        const HostOperand<Scalar, Scalar*>& host, const std::vector<cl::Event>& wait,
+                        std::ptrdiff_t offset, std::ptrdiff_t ld, bool in_order) {
+  return start_reading_matrix(queue, buffer, raw_output(host), wait, offset, ld, in_order);
+}
 
 // Enqueues copies on the device, after `wait`, of a rows x cols matrix at `src_offset` with leading dimension
 // `src_ld` in `src` to `dst_offset` with leading dimension `dst_ld` in `dst`, and appends their events to `events`.
