@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -136,6 +137,12 @@ struct Kept {
 
 std::atomic<bool> said_failure{false};
 
+// The CPU BLAS's thread count can be set by these; a variable's value, empty when unset.
+std::string environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
 }  // namespace
 
 template <class Scalar>
@@ -146,7 +153,8 @@ const CostModel* calibrated_model(const DeviceFacts& device, const CpuBlas& cpu)
   kept->tried = true;
   const std::string key = std::string("tilegemm ") + library_version + "|" + device.key + "|" +
                           (sizeof(Scalar) == sizeof(float) ? "float" : "double") + "|" + cpu.library + "|" + cpu.file +
-                          "|" + std::to_string(std::thread::hardware_concurrency()) + " cores";
+                          "|" + std::to_string(std::thread::hardware_concurrency()) + " cores|" +
+                          environment("OPENBLAS_NUM_THREADS") + "|" + environment("OMP_NUM_THREADS");
   const CacheLocation location = cache_location_from_environment();
   std::filesystem::path file;
   if (location.enabled) {
