@@ -147,7 +147,9 @@ std::string environment(const char* name) {
 
 template <class Scalar>
 const CostModel* calibrated_model(const DeviceFacts& device, const CpuBlas& cpu) {
-  static auto* kept = new Kept<Scalar>;  // leaked on purpose, like tilegemm's own tables
+  static auto* kept = new Kept<Scalar>;                 // leaked on purpose, like tilegemm's own tables
+  static std::atomic<const CostModel*> ready{nullptr};  // every call after the first: no lock
+  if (const CostModel* model = ready.load(std::memory_order_acquire)) return model;
   std::lock_guard<std::mutex> lock(kept->mutex);
   if (kept->tried) return kept->ok ? &kept->model : nullptr;
   kept->tried = true;
@@ -163,6 +165,7 @@ const CostModel* calibrated_model(const DeviceFacts& device, const CpuBlas& cpu)
     file = location.directory / "blas" / name;
     if (read_model(file, key, kept->model)) {
       kept->ok = true;
+      ready.store(&kept->model, std::memory_order_release);
       return &kept->model;
     }
   }
@@ -181,6 +184,7 @@ const CostModel* calibrated_model(const DeviceFacts& device, const CpuBlas& cpu)
   }
   if (!file.empty()) write_model(file, key, kept->model);
   kept->ok = true;
+  ready.store(&kept->model, std::memory_order_release);
   return &kept->model;
 }
 
