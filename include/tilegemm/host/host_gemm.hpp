@@ -26,6 +26,7 @@
 #include "../runtime/queue.hpp"
 #include "../runtime/scratch_pool.hpp"
 #include "host_operand.hpp"
+#include "partial_write.hpp"
 #include "pending.hpp"
 #include "staged_product.hpp"
 #include "transfers.hpp"
