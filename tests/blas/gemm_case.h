@@ -82,8 +82,10 @@ static inline size_t stored_index(stored_shape s, int i, int j) {
 }
 /* Elements from the first to one past the last the routine may touch (at least 1, for malloc). */
 static inline size_t stored_span(stored_shape s) {
-  const size_t outer = (size_t)(s.row_major ? s.rows : s.cols);
-  return outer == 0 ? 1 : outer * (size_t)s.ld;
+  const size_t outer = (size_t)(s.row_major ? s.rows : s.cols), inner = (size_t)(s.row_major ? s.cols : s.rows);
+  const size_t last = outer == 0 ? 0 : (outer - 1) * (size_t)s.ld + inner; /* beyond ld x outer where ld is bad */
+  const size_t whole = outer * (size_t)s.ld;
+  return last > whole ? last : whole > 0 ? whole : 1;
 }
 static inline int smallest_ld(stored_shape s) { return max_int(1, s.row_major ? s.cols : s.rows); }
 
