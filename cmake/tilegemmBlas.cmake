@@ -16,6 +16,7 @@ target_include_directories(tilegemm_blas INTERFACE $<BUILD_INTERFACE:${PROJECT_S
 target_link_options(tilegemm_blas PRIVATE "LINKER:--version-script=${TILEGEMM_BLAS_EXPORTS}" "LINKER:--no-undefined")
 set_property(TARGET tilegemm_blas APPEND PROPERTY LINK_DEPENDS ${TILEGEMM_BLAS_EXPORTS})
 target_compile_options(tilegemm_blas PRIVATE ${TILEGEMM_WARNINGS})
+tilegemm_sanitize(tilegemm_blas)  # with the sanitizer build's tests, which load it
 
 # Installed with the headers when built: `cmake --install` on a tree where it was not built installs the rest
 # (OPTIONAL), and the package configuration then reports the component absent.

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -136,17 +137,26 @@ struct Kept {
 
 std::atomic<bool> said_failure{false};
 
+// The CPU BLAS's thread count can be set by these; a variable's value, empty when unset.
+std::string environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
 }  // namespace
 
 template <class Scalar>
 const CostModel* calibrated_model(const DeviceFacts& device, const CpuBlas& cpu) {
-  static auto* kept = new Kept<Scalar>;  // leaked on purpose, like tilegemm's own tables
+  static auto* kept = new Kept<Scalar>;                 // leaked on purpose, like tilegemm's own tables
+  static std::atomic<const CostModel*> ready{nullptr};  // every call after the first: no lock
+  if (const CostModel* model = ready.load(std::memory_order_acquire)) return model;
   std::lock_guard<std::mutex> lock(kept->mutex);
   if (kept->tried) return kept->ok ? &kept->model : nullptr;
   kept->tried = true;
   const std::string key = std::string("tilegemm ") + library_version + "|" + device.key + "|" +
                           (sizeof(Scalar) == sizeof(float) ? "float" : "double") + "|" + cpu.library + "|" + cpu.file +
-                          "|" + std::to_string(std::thread::hardware_concurrency()) + " cores";
+                          "|" + std::to_string(std::thread::hardware_concurrency()) + " cores|" +
+                          environment("OPENBLAS_NUM_THREADS") + "|" + environment("OMP_NUM_THREADS");
   const CacheLocation location = cache_location_from_environment();
   std::filesystem::path file;
   if (location.enabled) {
@@ -155,6 +165,7 @@ const CostModel* calibrated_model(const DeviceFacts& device, const CpuBlas& cpu)
     file = location.directory / "blas" / name;
     if (read_model(file, key, kept->model)) {
       kept->ok = true;
+      ready.store(&kept->model, std::memory_order_release);
       return &kept->model;
     }
   }
@@ -173,6 +184,7 @@ const CostModel* calibrated_model(const DeviceFacts& device, const CpuBlas& cpu)
   }
   if (!file.empty()) write_model(file, key, kept->model);
   kept->ok = true;
+  ready.store(&kept->model, std::memory_order_release);
   return &kept->model;
 }
 
