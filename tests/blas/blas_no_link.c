@@ -1,7 +1,9 @@
 /* blas_no_link: a program that links no BLAS, run under LD_PRELOAD=libtilegemm_blas.so with TILEGEMM_BLAS_FALLBACK
    naming a CPU BLAS: it finds the routines at run time (dlsym), and the drop-in sends its CPU calls to the library
-   the variable names. Every form in mode never (that library) and always (the device), each checked. */
+   the variable names. Every form in mode never (that library) and always (the device), each checked; until the first
+   offload no OpenCL driver is loaded (preloading into any process costs nothing). */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 
 #include "gemm_case.h"
@@ -18,6 +20,38 @@ static void* found(const char* name) {
     exit(1);
   }
   return symbol;
+}
+
+/* Whether a library an ICD file of /etc/OpenCL/vendors names is mapped into this process (the loader opens them at
+   the first OpenCL call): 1 or 0, or -1 where there are no ICD files to tell by. */
+static int opencl_driver_loaded(void) {
+  DIR* vendors = opendir("/etc/OpenCL/vendors");
+  struct dirent* entry;
+  int known = 0, loaded = 0;
+  if (!vendors) return -1;
+  while ((entry = readdir(vendors)) != NULL && !loaded) {
+    char path[512], library[256], line[1024];
+    const char* base;
+    FILE *icd, *maps;
+    const size_t length = strlen(entry->d_name);
+    if (length < 4 || strcmp(entry->d_name + length - 4, ".icd") != 0) continue;
+    snprintf(path, sizeof path, "/etc/OpenCL/vendors/%s", entry->d_name);
+    icd = fopen(path, "r");
+    if (!icd) continue;
+    if (fscanf(icd, "%255s", library) != 1) library[0] = 0;
+    fclose(icd);
+    if (!library[0]) continue;
+    known = 1;
+    base = strrchr(library, '/') ? strrchr(library, '/') + 1 : library;
+    maps = fopen("/proc/self/maps", "r");
+    if (!maps) continue;
+    while (fgets(line, sizeof line, maps)) {
+      if (strstr(line, base)) loaded = 1;
+    }
+    fclose(maps);
+  }
+  closedir(vendors);
+  return known ? loaded : -1;
 }
 
 int main(void) {
@@ -59,6 +93,14 @@ int main(void) {
                 after.gpu_calls - before.gpu_calls, after.cpu_calls - before.cpu_calls);
         failed = 1;
       }
+    }
+    if (mode == 0 && opencl_driver_loaded() == 1) {
+      fprintf(stderr, "FAIL: an OpenCL driver was loaded although no call went to the device\n");
+      failed = 1;
+    }
+    if (mode == 1 && opencl_driver_loaded() == 0) {
+      fprintf(stderr, "FAIL: calls ran on the device, but no OpenCL driver of /etc/OpenCL/vendors is loaded\n");
+      failed = 1;
     }
     if (mode == 0 && strcmp(cpu_library(), fallback) != 0) {
       fprintf(stderr, "FAIL: tilegemm_blas_cpu_library() is \"%s\", not TILEGEMM_BLAS_FALLBACK's \"%s\"\n",
