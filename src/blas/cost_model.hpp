@@ -10,11 +10,12 @@ namespace tilegemm::detail::blas {
 // The rule. A host-to-host product on the GPU costs a fixed time (launches, synchronisation, the pipeline's start)
 // plus the larger of moving its bytes across the bus (A and B up, C down: beta * C is folded into the copy out, so C
 // is never uploaded) and the product on the device, which the staged path overlaps with the transfers. The CPU BLAS
-// costs the larger of its flops at its rate and its memory traffic on C (written, and read too when beta != 0):
-// thin products (k of a few dozen) are bound by that traffic on both sides. The GPU is chosen when its estimate is
-// lower. Every constant is measured on this machine (calibration.hpp), none is a vendor's peak: the GPU's rate is a
-// lower bound (from a product that may itself be transfer-bound), which only matters far above the crossover, where
-// the GPU wins by a wide margin anyway.
+// costs the larger of its flops at its rate and its memory traffic: A and B read once, C read and written (with
+// beta = 0 too: the cache reads a line before it writes it, and BLAS zeroes C first), so that thin products (k of a
+// few dozen, or m of a few dozen) are bound by memory on both sides. The GPU is chosen when its estimate is lower.
+// Every constant is measured on this machine (calibration.cpp), none is a vendor's peak: the GPU's rate is a lower
+// bound (from a product that may itself be transfer-bound), which only matters far above the crossover, where the
+// GPU wins by a wide margin anyway.
 struct CostModel {
   double gpu_fixed_s = 0;      // one small host-to-host call
   double gpu_bytes_per_s = 0;  // host memory to device and back, as the host floor achieves it
@@ -44,14 +45,14 @@ inline double gpu_seconds(const CostModel& model, double m, double n, double k, 
   return model.gpu_fixed_s + std::max(bytes / model.gpu_bytes_per_s, product_flops(m, n, k) / model.gpu_flops_per_s);
 }
 
-inline double cpu_seconds(const CostModel& model, double m, double n, double k, double scalar_bytes, bool reads_c) {
-  const double bytes = (m * k + k * n + m * n * (reads_c ? 2 : 1)) * scalar_bytes;
+inline double cpu_seconds(const CostModel& model, double m, double n, double k, double scalar_bytes) {
+  const double bytes = (m * k + k * n + 2 * m * n) * scalar_bytes;
   return std::max(product_flops(m, n, k) / model.cpu_flops_per_s, bytes / model.cpu_bytes_per_s);
 }
 
 // The model's choice for a product it is asked about (not small, on a GPU tilegemm can run it on).
-inline bool gpu_is_faster(const CostModel& model, double m, double n, double k, double scalar_bytes, bool reads_c) {
-  return gpu_seconds(model, m, n, k, scalar_bytes) < cpu_seconds(model, m, n, k, scalar_bytes, reads_c);
+inline bool gpu_is_faster(const CostModel& model, double m, double n, double k, double scalar_bytes) {
+  return gpu_seconds(model, m, n, k, scalar_bytes) < cpu_seconds(model, m, n, k, scalar_bytes);
 }
 
 // The constants from the calibration's timings (seconds, each the best of a few runs), for the calibration's shapes:
@@ -70,7 +71,7 @@ inline CostModel fit_cost_model(const CalibrationTimes& t, double scalar_bytes) 
   model.gpu_flops_per_s = product_flops(t.square_n, t.square_n, t.square_n) /
                           std::max(t.gpu_square_s - model.gpu_fixed_s, 0.5 * t.gpu_square_s);
   model.cpu_flops_per_s = product_flops(t.cpu_square_n, t.cpu_square_n, t.cpu_square_n) / t.cpu_square_s;
-  model.cpu_bytes_per_s = thin_bytes / t.cpu_thin_s;
+  model.cpu_bytes_per_s = (thin_bytes + t.thin_mn * t.thin_mn * scalar_bytes) / t.cpu_thin_s;  // C twice
   return model;
 }
 

@@ -38,7 +38,7 @@ Route choose(const Product<Scalar>& p, const CpuBlas* cpu) {
   if (device.cpu) return {false, "cpu-device"};
   const CostModel* model = calibrated_model<Scalar>(device, *cpu);
   if (model == nullptr) return {false, "no-model"};
-  return {gpu_is_faster(*model, p.m, p.n, p.k, sizeof(Scalar), p.beta != Scalar(0)), "model"};
+  return {gpu_is_faster(*model, p.m, p.n, p.k, sizeof(Scalar)), "model"};
 }
 
 template Route choose<float>(const Product<float>&, const CpuBlas*);

@@ -15,6 +15,13 @@ void stop(const CallLabel& label, const std::string& reason) {
   std::abort();
 }
 
+void say_invalid(const CallLabel& label) {
+  std::fprintf(stderr,
+               "tilegemm-blas: %s %c%c m=%d n=%d k=%d: an argument is invalid (see the reference BLAS's rules); "
+               "no CPU BLAS is loaded to report which, C is unchanged\n",
+               label.routine, label.trans_a, label.trans_b, label.m, label.n, label.k);
+}
+
 void say_fallback(const CallLabel& label, const std::string& failure) {
   say_once(said_fallback, std::string("tilegemm-blas: ") + label.routine + " m=" + std::to_string(label.m) +
                               " n=" + std::to_string(label.n) + " k=" + std::to_string(label.k) +

@@ -20,6 +20,9 @@ namespace tilegemm::detail::blas {
 // Says why the process stops: a call that can be neither finished nor redone must not return a wrong C.
 [[noreturn]] void stop(const CallLabel& label, const std::string& reason);
 
+// An invalid call's line where no CPU BLAS (and so no xerbla_) is there to report it.
+void say_invalid(const CallLabel& label);
+
 // The first GPU failure's line (later ones go to the log only).
 void say_fallback(const CallLabel& label, const std::string& failure);
 
@@ -36,9 +39,12 @@ void dispatch(const CallLabel& label, const Product<Scalar>* product, RunOnCpu&&
   };
   watch_forks();
   const CpuBlas* cpu = cpu_blas();
-  if (product == nullptr) {
-    if (cpu == nullptr) stop(label, "an argument is invalid and there is no CPU BLAS to report it");
-    run_on_cpu(*cpu);
+  if (product == nullptr) {  // as BLAS's xerbla_ does, the call returns with C unchanged
+    if (cpu != nullptr) {
+      run_on_cpu(*cpu);
+    } else {
+      say_invalid(label);
+    }
     finish(false, false, "invalid");
     return;
   }

@@ -35,8 +35,10 @@ TEST_CASE("blas: the model's estimates follow its rule", "[unit]") {
   // 4096 float: 201 MB over the bus at 30 GB/s, the product (137 GFLOP at 40 TFLOP/s) hidden under it.
   CHECK(near(gpu_seconds(model, 4096, 4096, 4096, 4), 150e-6 + 4096.0 * 4096 * 3 * 4 / 30e9));
   // The CPU: flops-bound on a square product, bound by C's traffic on a thin one (k = 32).
-  CHECK(near(cpu_seconds(model, 4096, 4096, 4096, 4, false), 2.0 * 4096 * 4096 * 4096 / 1e12));
-  CHECK(near(cpu_seconds(model, 8192, 8192, 32, 4, true), (8192.0 * 32 * 2 + 8192.0 * 8192 * 2) * 4 / 20e9));
+  CHECK(near(cpu_seconds(model, 4096, 4096, 4096, 4), 2.0 * 4096 * 4096 * 4096 / 1e12));
+  CHECK(near(cpu_seconds(model, 8192, 8192, 32, 4), (8192.0 * 32 * 2 + 8192.0 * 8192 * 2) * 4 / 20e9));
+  // A thin k reads little and writes C; a thin m reads B, the large operand, once.
+  CHECK(near(cpu_seconds(model, 32, 8192, 8192, 4), (32.0 * 8192 * 3 + 8192.0 * 8192) * 4 / 20e9));
 }
 
 TEST_CASE("blas: auto keeps small products on the CPU and sends large ones to the GPU", "[unit]") {
@@ -44,21 +46,21 @@ TEST_CASE("blas: auto keeps small products on the CPU and sends large ones to th
   CHECK(product_flops(63, 64, 64) < small_product_flops);  // the pre-filter: no device is looked at
   CHECK_FALSE(product_flops(64, 64, 64) < small_product_flops);
   for (double n : {64.0, 128.0, 256.0}) {
-    CHECK_FALSE(gpu_is_faster(model, n, n, n, 4, false));
-    CHECK_FALSE(gpu_is_faster(model, n, n, n, 8, false));
+    CHECK_FALSE(gpu_is_faster(model, n, n, n, 4));
+    CHECK_FALSE(gpu_is_faster(model, n, n, n, 8));
   }
   for (double n : {1024.0, 2048.0, 4096.0, 8192.0}) {
-    CHECK(gpu_is_faster(model, n, n, n, 4, false));
-    CHECK(gpu_is_faster(model, n, n, n, 8, true));
+    CHECK(gpu_is_faster(model, n, n, n, 4));
+    CHECK(gpu_is_faster(model, n, n, n, 8));
   }
-  // A product whose k is tiny moves C's bytes for almost no flops: the CPU writes C faster than the bus carries it
-  // when its memory is faster than the bus, and not otherwise.
+  // A product whose k is tiny moves C for almost no flops: the bus carries C once, the CPU's memory twice (read and
+  // written); the CPU wins where its memory is more than twice as fast as the bus, and not otherwise.
   CostModel fast_memory = model;
-  fast_memory.cpu_bytes_per_s = 60e9;
-  CHECK_FALSE(gpu_is_faster(fast_memory, 8192, 8192, 8, 4, false));
+  fast_memory.cpu_bytes_per_s = 80e9;
+  CHECK_FALSE(gpu_is_faster(fast_memory, 8192, 8192, 8, 4));
   CostModel slow_memory = model;
   slow_memory.cpu_bytes_per_s = 10e9;
-  CHECK(gpu_is_faster(slow_memory, 8192, 8192, 8, 4, false));
+  CHECK(gpu_is_faster(slow_memory, 8192, 8192, 8, 4));
 }
 
 TEST_CASE("blas: the calibration's fit recovers the constants it was timed with", "[unit]") {
@@ -75,8 +77,8 @@ TEST_CASE("blas: the calibration's fit recovers the constants it was timed with"
   t.gpu_small_s = slow_gpu.gpu_fixed_s;  // the small product's transfers are folded into the fixed time
   t.gpu_thin_s = gpu_seconds(slow_gpu, 4096, 4096, 8, 4);
   t.gpu_square_s = gpu_seconds(slow_gpu, 2048, 2048, 2048, 4);
-  t.cpu_thin_s = cpu_seconds(slow_gpu, 4096, 4096, 8, 4, false);
-  t.cpu_square_s = cpu_seconds(slow_gpu, 1024, 1024, 1024, 4, false);
+  t.cpu_thin_s = cpu_seconds(slow_gpu, 4096, 4096, 8, 4);
+  t.cpu_square_s = cpu_seconds(slow_gpu, 1024, 1024, 1024, 4);
   const CostModel fit = fit_cost_model(t, 4);
   REQUIRE(fit.valid());
   CHECK(near(fit.gpu_fixed_s, slow_gpu.gpu_fixed_s));
