@@ -28,21 +28,30 @@ def products(np):
     return cases
 
 
+class Counts(ctypes.Structure):
+    """tilegemm_blas_counts."""
+    _fields_ = [("calls", ctypes.c_ulonglong), ("gpu_calls", ctypes.c_ulonglong), ("cpu_calls", ctypes.c_ulonglong),
+                ("fallbacks", ctypes.c_ulonglong), ("gpu_flops", ctypes.c_double), ("cpu_flops", ctypes.c_double)]
+
+
 def compute(out_file, library):
-    """Runs every product and saves the results (and, under the preload, the drop-in's stats)."""
+    """Runs every product and saves the results (and, under the preload, the drop-in's stats); then a @ a.T, which
+    NumPy sends to cblas_ssyrk, not to the drop-in."""
     import numpy as np
     results = {name: np.matmul(a, b) for name, a, b in products(np)}
+    stats = ctypes.CDLL(library).tilegemm_blas_stats if library else None  # the preloaded copy
+    if stats:
+        stats.restype = Counts
+        counts = stats()
+    a = np.random.default_rng(7).uniform(-1.0, 1.0, (70, 50)).astype(np.float32)
+    results["float32 a @ a.T"] = a @ a.T
     np.savez(out_file, **{name.replace(" ", "_"): value for name, value in results.items()})
-    if library:
-        class Counts(ctypes.Structure):
-            _fields_ = [("calls", ctypes.c_ulonglong), ("gpu_calls", ctypes.c_ulonglong),
-                        ("cpu_calls", ctypes.c_ulonglong), ("fallbacks", ctypes.c_ulonglong),
-                        ("gpu_flops", ctypes.c_double), ("cpu_flops", ctypes.c_double)]
-        blas = ctypes.CDLL(library)  # the preloaded copy
-        blas.tilegemm_blas_stats.restype = Counts
-        counts = blas.tilegemm_blas_stats()
+    if stats:
+        after = stats()
+        summary = {name: getattr(counts, name) for name, _ in Counts._fields_}
+        summary["syrk_calls_counted"] = after.calls - counts.calls
         with open(out_file + ".stats.json", "w") as f:
-            json.dump({name: getattr(counts, name) for name, _ in Counts._fields_}, f)
+            json.dump(summary, f)
 
 
 def main():
@@ -93,6 +102,11 @@ def main():
         if not any(routine in line for line in lines):
             print("FAIL: the log (TILEGEMM_BLAS_LOG) names no %s call:\n%s" % (routine, "\n".join(lines[:10])))
             failed = True
+    got, want = under["float32_a_@_a.T"], without["float32_a_@_a.T"]
+    if not np.allclose(got, want, rtol=0, atol=1e-4) or counts["syrk_calls_counted"] != 0:
+        print("FAIL: a @ a.T (cblas_ssyrk, the CPU BLAS's) differs by %s or was counted %d times" %
+              (np.max(np.abs(got - want)), counts["syrk_calls_counted"]))
+        failed = True
     if counts["calls"] == 0 or counts["gpu_calls"] != counts["calls"] or len(lines) != counts["calls"]:
         print("FAIL: the stats say %s; the log has %d lines (one per call, all offloaded in mode always)" %
               (counts, len(lines)))
