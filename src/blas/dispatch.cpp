@@ -23,9 +23,11 @@ void say_invalid(const CallLabel& label) {
 }
 
 void say_fallback(const CallLabel& label, const std::string& failure) {
+  // One line: tilegemm's first line names the failure (and, for a refused build, the file holding the whole text).
+  const std::string first_line = failure.substr(0, failure.find('\n'));
   say_once(said_fallback, std::string("tilegemm-blas: ") + label.routine + " m=" + std::to_string(label.m) +
                               " n=" + std::to_string(label.n) + " k=" + std::to_string(label.k) +
-                              " failed on the GPU (" + failure +
+                              " failed on the GPU (" + first_line +
                               "); redone on the CPU BLAS, as are later failures (said once; counted in "
                               "tilegemm_blas_stats().fallbacks, logged with TILEGEMM_BLAS_LOG)");
 }

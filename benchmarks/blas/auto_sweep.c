@@ -1,7 +1,6 @@
-/* blas/bench/auto_sweep: issue 27's auto check on a GPU machine: each shape's sgemm_/dgemm_ time with the offload
-   mode never, always and auto in one process, and auto against the better of the two (at most 1.10 wanted).
-   Build: cc -O2 -I include src/blas/bench/auto_sweep.c -o auto_sweep -L build -ltilegemm_blas \
-            -Wl,--no-as-needed -lopenblas -Wl,-rpath,$PWD/build
+/* auto_sweep: issue 27's auto check on a GPU machine: each shape's sgemm_/dgemm_ time with the offload mode never,
+   always and auto in one process, and auto against the better of the two (at most 1.10 wanted). Built by
+   benchmarks/blas/CMakeLists.txt, linked to the drop-in before the CPU BLAS.
    Run:   ./auto_sweep [LARGEST]  (shapes with a size above LARGEST, default 8192, are skipped; TILEGEMM_BLAS_LOG=stderr
    shows each call's route; the first auto call of each scalar calibrates, which the untimed warm-up call absorbs) */
 #include <stdio.h>
