@@ -30,7 +30,9 @@ namespace {
 
 // The shapes (calibration's CalibrationTimes): small enough that the whole measurement takes well under a second on
 // a GPU machine, large enough to leave caches (the thin C is 64 MiB in float).
-constexpr int small_n = 256, thin_mn = 4096, thin_k = 8, square_n = 2048, cpu_square_n = 1024;
+constexpr int small_n = 256, thin_mn = 4096, thin_k = 8, square_n = 2048;
+constexpr int cpu_square_n = static_cast<int>(cpu_square_dimension),
+              cpu_narrow_n = static_cast<int>(cpu_narrow_dimension);
 
 // The best of `runs` timings after one untimed run (which compiles the GPU's programs or starts the BLAS's threads).
 template <class Run>
@@ -83,15 +85,17 @@ CostModel measured(const CpuBlas& cpu) {
   t.gpu_square_s = gpu_time<Scalar>(square_n, square_n, square_n);
   t.cpu_thin_s = cpu_time<Scalar>(cpu, thin_mn, thin_mn, thin_k);
   t.cpu_square_s = cpu_time<Scalar>(cpu, cpu_square_n, cpu_square_n, cpu_square_n);
+  t.cpu_narrow_s = cpu_time<Scalar>(cpu, thin_mn, cpu_narrow_n, thin_mn);
   return fit_cost_model(t, sizeof(Scalar));
 }
 
 // The file's fields, in order.
-constexpr const char* field_names[] = {"gpu_fixed_s", "gpu_bytes_per_s", "gpu_flops_per_s", "cpu_flops_per_s",
-                                       "cpu_bytes_per_s"};
+constexpr const char* field_names[] = {"gpu_fixed_s",     "gpu_bytes_per_s", "gpu_flops_per_s",
+                                       "cpu_flops_per_s", "cpu_bytes_per_s", "cpu_narrow_flops_per_s"};
+constexpr int field_count = sizeof field_names / sizeof field_names[0];
 double* fields(CostModel& model, int i) {
-  double* all[] = {&model.gpu_fixed_s, &model.gpu_bytes_per_s, &model.gpu_flops_per_s, &model.cpu_flops_per_s,
-                   &model.cpu_bytes_per_s};
+  double* all[] = {&model.gpu_fixed_s,     &model.gpu_bytes_per_s, &model.gpu_flops_per_s,
+                   &model.cpu_flops_per_s, &model.cpu_bytes_per_s, &model.cpu_narrow_flops_per_s};
   return all[i];
 }
 
@@ -101,7 +105,7 @@ bool read_model(const std::filesystem::path& file, const std::string& key, CostM
   std::string line;
   if (!std::getline(in, line) || line != "key " + key) return false;
   CostModel read;
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < field_count; ++i) {
     std::string name;
     if (!(in >> name >> *fields(read, i)) || name != field_names[i]) return false;
   }
@@ -120,7 +124,7 @@ void write_model(const std::filesystem::path& file, const std::string& key, Cost
     std::ofstream out(temporary);
     out << "key " << key << '\n';
     out.precision(17);
-    for (int i = 0; i < 5; ++i) out << field_names[i] << ' ' << *fields(model, i) << '\n';
+    for (int i = 0; i < field_count; ++i) out << field_names[i] << ' ' << *fields(model, i) << '\n';
     if (!out) return;
   }
   std::filesystem::rename(temporary, file, error);

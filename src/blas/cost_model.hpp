@@ -12,20 +12,25 @@ namespace tilegemm::detail::blas {
 // is never uploaded) and the product on the device, which the staged path overlaps with the transfers. The CPU BLAS
 // costs the larger of its flops at its rate and its memory traffic: A and B read once, C read and written (with
 // beta = 0 too: the cache reads a line before it writes it, and BLAS zeroes C first), so that thin products (k of a
-// few dozen, or m of a few dozen) are bound by memory on both sides. The GPU is chosen when its estimate is lower.
+// few dozen, or m of a few dozen) are bound by memory on both sides. Its rate falls with the smallest dimension
+// (OpenBLAS on 16 cores: 1.1 TFLOP/s in float at 4096^3, 0.4 at 8192 x 32 x 8192, whose bytes alone would take a
+// third of its time): measured at 32 and at 1024, interpolated between in log scale. The GPU is chosen when its
+// estimate is lower.
 // Every constant is measured on this machine (calibration.cpp), none is a vendor's peak: the GPU's rate is a lower
 // bound (from a product that may itself be transfer-bound), which only matters far above the crossover, where the
 // GPU wins by a wide margin anyway.
 struct CostModel {
-  double gpu_fixed_s = 0;      // one small host-to-host call
-  double gpu_bytes_per_s = 0;  // host memory to device and back, as the host floor achieves it
-  double gpu_flops_per_s = 0;  // the product on the device (a lower bound)
-  double cpu_flops_per_s = 0;  // the CPU BLAS on a square product
-  double cpu_bytes_per_s = 0;  // the CPU BLAS on a thin product (bound by writing C)
+  double gpu_fixed_s = 0;             // one small host-to-host call
+  double gpu_bytes_per_s = 0;         // host memory to device and back, as the host floor achieves it
+  double gpu_flops_per_s = 0;         // the product on the device (a lower bound)
+  double cpu_flops_per_s = 0;         // the CPU BLAS on a square product (cpu_square_dimension)
+  double cpu_bytes_per_s = 0;         // the CPU BLAS on a thin product (bound by writing C)
+  double cpu_narrow_flops_per_s = 0;  // the CPU BLAS on a product one of whose sizes is cpu_narrow_dimension
 
   // Whether every constant is a usable measurement (a file that says otherwise is remeasured).
   bool valid() const {
-    for (double value : {gpu_fixed_s, gpu_bytes_per_s, gpu_flops_per_s, cpu_flops_per_s, cpu_bytes_per_s}) {
+    for (double value :
+         {gpu_fixed_s, gpu_bytes_per_s, gpu_flops_per_s, cpu_flops_per_s, cpu_bytes_per_s, cpu_narrow_flops_per_s}) {
       if (!std::isfinite(value) || value <= 0) return false;
     }
     return true;
@@ -40,6 +45,19 @@ inline constexpr double small_product_flops = 524288;
 
 inline double product_flops(double m, double n, double k) { return 2 * m * n * k; }
 
+// The smallest dimension at which the CPU's rate is measured, and the one from which it is taken as the square rate.
+inline constexpr double cpu_narrow_dimension = 32, cpu_square_dimension = 1024;
+
+// The CPU BLAS's rate on a product whose smallest dimension is `smallest`.
+inline double cpu_flops_per_s(const CostModel& model, double smallest) {
+  const double narrow = std::min(model.cpu_narrow_flops_per_s, model.cpu_flops_per_s);
+  if (smallest >= cpu_square_dimension) return model.cpu_flops_per_s;
+  if (smallest <= cpu_narrow_dimension) return narrow;
+  const double position =
+      std::log(smallest / cpu_narrow_dimension) / std::log(cpu_square_dimension / cpu_narrow_dimension);
+  return narrow * std::pow(model.cpu_flops_per_s / narrow, position);
+}
+
 inline double gpu_seconds(const CostModel& model, double m, double n, double k, double scalar_bytes) {
   const double bytes = (m * k + k * n + m * n) * scalar_bytes;
   return model.gpu_fixed_s + std::max(bytes / model.gpu_bytes_per_s, product_flops(m, n, k) / model.gpu_flops_per_s);
@@ -47,7 +65,7 @@ inline double gpu_seconds(const CostModel& model, double m, double n, double k, 
 
 inline double cpu_seconds(const CostModel& model, double m, double n, double k, double scalar_bytes) {
   const double bytes = (m * k + k * n + 2 * m * n) * scalar_bytes;
-  return std::max(product_flops(m, n, k) / model.cpu_flops_per_s, bytes / model.cpu_bytes_per_s);
+  return std::max(product_flops(m, n, k) / cpu_flops_per_s(model, std::min({m, n, k})), bytes / model.cpu_bytes_per_s);
 }
 
 // The model's choice for a product it is asked about (not small, on a GPU tilegemm can run it on).
@@ -57,11 +75,12 @@ inline bool gpu_is_faster(const CostModel& model, double m, double n, double k, 
 
 // The constants from the calibration's timings (seconds, each the best of a few runs), for the calibration's shapes:
 // a small square product on the GPU gives its fixed time; a thin one (large m = n, small k) on each side gives the
-// bandwidths; a large square one the rates (the GPU's from what is left after its transfers, at least the whole time).
+// bandwidths; a large square one the rates (the GPU's from what is left after its transfers, at least the whole time);
+// a narrow one on the CPU (thin_mn x cpu_narrow_dimension x thin_mn) its rate there.
 struct CalibrationTimes {
   double small_n = 0, thin_mn = 0, thin_k = 0, square_n = 0, cpu_square_n = 0;  // the shapes
   double gpu_small_s = 0, gpu_thin_s = 0, gpu_square_s = 0;
-  double cpu_thin_s = 0, cpu_square_s = 0;
+  double cpu_thin_s = 0, cpu_square_s = 0, cpu_narrow_s = 0;
 };
 inline CostModel fit_cost_model(const CalibrationTimes& t, double scalar_bytes) {
   CostModel model;
@@ -72,6 +91,7 @@ inline CostModel fit_cost_model(const CalibrationTimes& t, double scalar_bytes) 
                           std::max(t.gpu_square_s - model.gpu_fixed_s, 0.5 * t.gpu_square_s);
   model.cpu_flops_per_s = product_flops(t.cpu_square_n, t.cpu_square_n, t.cpu_square_n) / t.cpu_square_s;
   model.cpu_bytes_per_s = (thin_bytes + t.thin_mn * t.thin_mn * scalar_bytes) / t.cpu_thin_s;  // C twice
+  model.cpu_narrow_flops_per_s = product_flops(t.thin_mn, cpu_narrow_dimension, t.thin_mn) / t.cpu_narrow_s;
   return model;
 }
 

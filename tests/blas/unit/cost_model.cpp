@@ -24,6 +24,7 @@ CostModel h200_like() {
   model.gpu_flops_per_s = 40e12;
   model.cpu_flops_per_s = 1e12;
   model.cpu_bytes_per_s = 20e9;
+  model.cpu_narrow_flops_per_s = 0.4e12;
   return model;
 }
 
@@ -63,6 +64,23 @@ TEST_CASE("blas: auto keeps small products on the CPU and sends large ones to th
   CHECK(gpu_is_faster(slow_memory, 8192, 8192, 8, 4));
 }
 
+TEST_CASE("blas: the CPU's rate falls with the smallest dimension, so narrow products go to the GPU", "[unit]") {
+  CostModel model = h200_like();
+  model.cpu_bytes_per_s = 80e9;  // memory fast enough that bytes alone would keep 8192 x 32 x 8192 on the CPU
+  CHECK(near(cpu_flops_per_s(model, 4096), 1e12));
+  CHECK(near(cpu_flops_per_s(model, 1024), 1e12));
+  CHECK(near(cpu_flops_per_s(model, 32), 0.4e12));
+  CHECK(near(cpu_flops_per_s(model, 8), 0.4e12));
+  CHECK(near(cpu_flops_per_s(model, std::sqrt(32.0 * 1024)), std::sqrt(0.4e12 * 1e12)));  // log scale between
+  CHECK(gpu_is_faster(model, 8192, 32, 8192, 4));
+  CHECK(gpu_is_faster(model, 32, 8192, 8192, 4));
+  CostModel flat = model;
+  flat.cpu_narrow_flops_per_s = flat.cpu_flops_per_s;  // without the narrow rate, the CPU looked faster
+  CHECK_FALSE(gpu_is_faster(flat, 8192, 32, 8192, 4));
+  flat.cpu_narrow_flops_per_s = 2 * flat.cpu_flops_per_s;  // a narrow rate above the square one is not believed
+  CHECK(near(cpu_flops_per_s(flat, 32), 1e12));
+}
+
 TEST_CASE("blas: the calibration's fit recovers the constants it was timed with", "[unit]") {
   const CostModel truth = h200_like();
   CalibrationTimes t;
@@ -79,12 +97,14 @@ TEST_CASE("blas: the calibration's fit recovers the constants it was timed with"
   t.gpu_square_s = gpu_seconds(slow_gpu, 2048, 2048, 2048, 4);
   t.cpu_thin_s = cpu_seconds(slow_gpu, 4096, 4096, 8, 4);
   t.cpu_square_s = cpu_seconds(slow_gpu, 1024, 1024, 1024, 4);
+  t.cpu_narrow_s = product_flops(4096, 32, 4096) / slow_gpu.cpu_narrow_flops_per_s;
   const CostModel fit = fit_cost_model(t, 4);
   REQUIRE(fit.valid());
   CHECK(near(fit.gpu_fixed_s, slow_gpu.gpu_fixed_s));
   CHECK(near(fit.gpu_bytes_per_s, slow_gpu.gpu_bytes_per_s));
   CHECK(near(fit.gpu_flops_per_s, slow_gpu.gpu_flops_per_s));
   CHECK(near(fit.cpu_flops_per_s, slow_gpu.cpu_flops_per_s));
+  CHECK(near(fit.cpu_narrow_flops_per_s, slow_gpu.cpu_narrow_flops_per_s));
   // The thin CPU product is bound by C: the fit's bandwidth is its bytes over its time.
   CHECK(near(fit.cpu_bytes_per_s, slow_gpu.cpu_bytes_per_s, 0.01));
   // A transfer-bound GPU: its rate is only a lower bound, never above what the square product showed.
@@ -103,5 +123,8 @@ TEST_CASE("blas: a model with a missing or odd constant is not used", "[unit]") 
   CHECK_FALSE(model.valid());
   model = h200_like();
   model.gpu_flops_per_s = -1;
+  CHECK_FALSE(model.valid());
+  model = h200_like();
+  model.cpu_narrow_flops_per_s = 0;
   CHECK_FALSE(model.valid());
 }
