@@ -319,3 +319,34 @@ TEST_CASE("program keys differ exactly when the program text does", "[unit][kern
   CHECK(tilegemm::detail::remainder_program(false, true, false).key !=
         tilegemm::detail::remainder_program(false, false, true).key);
 }
+
+// Pieces made of constant texts are hashed at run time, on first use (kernels/program_text.hpp): they must give the
+// text and the key that the same text hashed at once gives, joined or not.
+namespace {
+constexpr char first_text[] = "#define FIRST 1\n";
+constexpr auto second_text = fixed_string("#define SECOND ") + "2\n";
+constexpr char third_text[] = "__kernel void joined(__global float* x) { x[0] = FIRST + SECOND; }\n";
+}  // namespace
+
+TEST_CASE("a piece hashed on first use, one text or several, is the same piece as that text hashed at once",
+          "[unit][kernel_text]") {
+  using tilegemm::detail::joined_piece;
+  using tilegemm::detail::piece;
+  using tilegemm::detail::piece_of;
+  using tilegemm::detail::program_text;
+  const std::string whole = std::string(first_text) + second_text.c_str() + third_text;
+  const auto joined = joined_piece<first_text, second_text, third_text>();
+  CHECK(joined.hash_value() == fnv1a(whole));
+  CHECK(joined.hash_value() == fnv1a(whole));  // kept from the first call
+  CHECK(piece_of<third_text>().hash_value() == fnv1a(third_text));
+  const ProgramText lazy = program_text("joined", {piece_of<first_text>(), joined_piece<second_text, third_text>()});
+  const std::string rest = std::string(second_text.c_str()) + third_text;
+  const ProgramText eager = program_text("joined", {piece(first_text), piece(rest)});
+  CHECK(lazy.key == eager.key);
+  std::string lazy_text;
+  for (std::size_t i = 0; i < lazy.count; ++i) lazy_text += lazy.sources[i];
+  CHECK(lazy_text == whole);
+  CHECK(lazy.count == 3);
+  CHECK((lazy.starts_piece[0] && lazy.starts_piece[1] && !lazy.starts_piece[2]));
+  CHECK(program_text("joined", {joined}).key != program_text("joined", {piece(first_text), piece(third_text)}).key);
+}

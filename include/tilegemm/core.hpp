@@ -9,6 +9,5 @@
 #include "host/pending.hpp"
 #include "runtime/device.hpp"
 #include "runtime/error.hpp"
-#include "runtime/program_cache.hpp"
 #include "runtime/queue.hpp"
 #include "runtime/resources.hpp"

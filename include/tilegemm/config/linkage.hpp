@@ -11,6 +11,9 @@
 // every file of a program, files only declare them (extern templates for the instances), and the one file that also
 // defines TILEGEMM_BUILDING_RUNTIME compiles them (CMake's tilegemm::runtime library is that file:
 // src/tilegemm_runtime.cpp). A program uses one mode in all of its files.
+// Headers that only the entries' bodies need are included where TILEGEMM_ENTRY_BODIES is 1, or where
+// TILEGEMM_INTERNALS is defined: tilegemm's own tests, tuner and benchmark reach into the internals with the runtime
+// compiled once (CMake defines it where they are built).
 #if defined(TILEGEMM_BUILDING_RUNTIME) && !defined(TILEGEMM_COMPILED_RUNTIME)
 #define TILEGEMM_COMPILED_RUNTIME
 #endif

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "../config/linkage.hpp"
-#include "../runtime/launch.hpp"
+#include "../runtime/launch_basics.hpp"
 #include "../runtime/opencl.hpp"
 #include "overlap.hpp"
 

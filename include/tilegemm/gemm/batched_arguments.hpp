@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "../config/linkage.hpp"
-#include "../runtime/launch.hpp"
+#include "../runtime/launch_basics.hpp"
 #include "../runtime/opencl.hpp"
 #include "arguments.hpp"
 #include "batch_overlap.hpp"

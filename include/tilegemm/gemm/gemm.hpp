@@ -13,11 +13,15 @@
 #include "../runtime/error.hpp"
 #include "../runtime/math_setting.hpp"
 #include "arguments.hpp"
+#include "plan.hpp"
+// What only the entries' bodies use (config/linkage.hpp): the planner's defaults, the executor, the tuner's file and
+// the verbose lines, with their caches and files, are not parsed in a file that links tilegemm::runtime.
+#if TILEGEMM_ENTRY_BODIES || defined(TILEGEMM_INTERNALS)
 #include "default_plan.hpp"
 #include "executor.hpp"
-#include "plan.hpp"
 #include "tuned_configs.hpp"
 #include "verbose.hpp"
+#endif
 
 namespace tilegemm {
 namespace detail {

@@ -17,7 +17,7 @@
 #include "../kernels/kernel_description.hpp"
 #include "../runtime/device_limits.hpp"
 #include "../runtime/error.hpp"
-#include "../runtime/launch.hpp"
+#include "../runtime/launch_basics.hpp"
 #include "../runtime/sm90a_local_memory.hpp"
 #include "arguments.hpp"
 #include "operand_policy.hpp"

@@ -66,10 +66,12 @@ void gemm_bulk_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
 }
 )CLC";
 
-// The tensor_cores family's code for double (no TF32, no cp.async pipeline), then this family's layout and the copy
-// engine's pipeline.
-inline constexpr auto bulk_tensor_cores_helpers =
-    tensor_cores_fp64_helpers + bulk_tensor_cores_layout_source + copy_engine_source;
+// The tensor_cores family's code for double (its helpers without TF32 and without the cp.async pipeline), then this
+// family's layout and the copy engine's pipeline.
+inline constexpr TextPiece bulk_tensor_cores_helpers =
+    joined_piece<tensor_cores_warps_source, tensor_cores_fp64_mma_source, tensor_cores_fragments_source,
+                 tensor_cores_fp64_multiply_source, tensor_cores_slices_source, bulk_tensor_cores_layout_source,
+                 copy_engine_source>();
 
 // The compute capability from which the copy engine takes bulk copies into local memory and work-items wait on
 // mbarriers (cp.async.bulk, mbarrier.try_wait).
@@ -113,8 +115,8 @@ struct FamilyTraits<Family::bulk_tensor_cores> : FamilyTraits<Family::tensor_cor
     warp_defines(lines, t);
     lines.define("LOCAL_ELEMENTS", static_cast<long long>(bulk_tensor_cores_local_elements(t)));
   }
-  static constexpr TextPiece helpers = piece(bulk_tensor_cores_helpers.view());
-  static constexpr EntryPoint product = {"gemm_bulk_tensor_cores", piece(bulk_tensor_cores_source)};
+  static constexpr TextPiece helpers = bulk_tensor_cores_helpers;
+  static constexpr EntryPoint product = {"gemm_bulk_tensor_cores", piece_of<bulk_tensor_cores_source>()};
 };
 
 // BulkTensorCores's configuration: the tensor_cores one with this family.

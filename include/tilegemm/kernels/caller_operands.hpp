@@ -26,6 +26,6 @@ inline constexpr char caller_operands_source[] = R"CLC(
 #define A_OR_ZERO(m, k) (((m) < M && (k) < K) ? A_AT(m, k) : (real)0)
 #define B_OR_ZERO(k, n) (((k) < K && (n) < N) ? B_AT(k, n) : (real)0)
 )CLC";
-inline constexpr TextPiece caller_operands = piece(caller_operands_source);
+inline constexpr TextPiece caller_operands = piece_of<caller_operands_source>();
 
 }  // namespace tilegemm::detail

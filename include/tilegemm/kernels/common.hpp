@@ -26,8 +26,8 @@ inline constexpr char common_source[] = R"CLC(
     C[c_index_] = beta == (real)0 ? alpha * (value) : alpha * (value) + beta * C[c_index_]; \
   }
 )CLC";
-inline constexpr auto common_text = parameters_define<gemm_arguments>("GEMM_PARAMETERS(type)") +
-                                    parameters_define<batch_arguments>("BATCH_PARAMETERS") + common_source;
-inline constexpr TextPiece common = piece(common_text.view());
+inline constexpr auto common_parameters_text =
+    parameters_define<gemm_arguments>("GEMM_PARAMETERS(type)") + parameters_define<batch_arguments>("BATCH_PARAMETERS");
+inline constexpr TextPiece common = joined_piece<common_parameters_text, common_source>();
 
 }  // namespace tilegemm::detail

@@ -93,6 +93,6 @@ inline void refill_slot(const uint local_base, __global const real* a, __global 
   }
 }
 )CLC";
-inline constexpr TextPiece copy_engine = piece(copy_engine_source);
+inline constexpr TextPiece copy_engine = piece_of<copy_engine_source>();
 
 }  // namespace tilegemm::detail

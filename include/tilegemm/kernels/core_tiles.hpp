@@ -79,10 +79,10 @@ void pack_core_tiles(PACK_CORE_TILES_PARAMETERS) {
 template <int Rows, int Columns, int Block>
 inline constexpr auto core_defines_text =
     define_line<Rows>("CORE_ROWS") + define_line<Columns>("CORE_COLUMNS") + define_line<Block>("CORE_BLOCK");
-inline constexpr TextPiece core_defines = piece(core_defines_text<core_rows, core_columns, core_block>.view());
-inline constexpr auto core_tiles_text =
-    parameters_define<pack_core_tiles_arguments>("PACK_CORE_TILES_PARAMETERS") + core_tiles_source;
-inline constexpr TextPiece core_tiles_code = piece(core_tiles_text.view());
+inline constexpr TextPiece core_defines = piece_of<core_defines_text<core_rows, core_columns, core_block>>();
+inline constexpr auto core_tiles_parameters_text =
+    parameters_define<pack_core_tiles_arguments>("PACK_CORE_TILES_PARAMETERS");
+inline constexpr TextPiece core_tiles_code = joined_piece<core_tiles_parameters_text, core_tiles_source>();
 inline constexpr char core_tiles_kernel_name[] = "pack_core_tiles";
 
 }  // namespace tilegemm::detail

@@ -75,6 +75,8 @@ constexpr KernelDescription description_of_family(const TileShape& t, TextPiece 
           Traits::can_implement};
 }
 
+// Its preamble is hashed here, at compile time (a few hundred characters), as a configuration read at run time hashes
+// its own: the two are compared by hash.
 template <class Config>
 inline constexpr KernelDescription describe =
     description_of_family<Config::family>(Config::shape, piece(config_preamble_text<Config>.view()));

@@ -71,7 +71,7 @@ struct FamilyTraits<Family::local_tiles> : FamilyDefaults {
   }
 
   static constexpr TextPiece helpers = caller_operands;
-  static constexpr EntryPoint product = {"gemm_local_tiles", piece(local_tiles_source)};
+  static constexpr EntryPoint product = {"gemm_local_tiles", piece_of<local_tiles_source>()};
 };
 
 }  // namespace detail

@@ -46,7 +46,7 @@ struct FamilyTraits<Family::naive> : FamilyDefaults {
   static constexpr std::size_t local_memory_elements(const TileShape&) { return 0; }
 
   static constexpr TextPiece helpers = caller_operands;
-  static constexpr EntryPoint product = {"gemm_naive", piece(naive_source)};
+  static constexpr EntryPoint product = {"gemm_naive", piece_of<naive_source>()};
 };
 
 }  // namespace detail

@@ -18,13 +18,13 @@ namespace tilegemm::detail {
 template <class Scalar, int Width>
 inline constexpr auto scalar_preamble_text = scalar_preamble<Scalar, Width>();
 inline constexpr std::array<TextPiece, 5> float_pieces = {
-    piece(scalar_preamble_text<float, 1>.view()), piece(scalar_preamble_text<float, 2>.view()),
-    piece(scalar_preamble_text<float, 4>.view()), piece(scalar_preamble_text<float, 8>.view()),
-    piece(scalar_preamble_text<float, 16>.view())};
+    piece_of<scalar_preamble_text<float, 1>>(), piece_of<scalar_preamble_text<float, 2>>(),
+    piece_of<scalar_preamble_text<float, 4>>(), piece_of<scalar_preamble_text<float, 8>>(),
+    piece_of<scalar_preamble_text<float, 16>>()};
 inline constexpr std::array<TextPiece, 5> double_pieces = {
-    piece(scalar_preamble_text<double, 1>.view()), piece(scalar_preamble_text<double, 2>.view()),
-    piece(scalar_preamble_text<double, 4>.view()), piece(scalar_preamble_text<double, 8>.view()),
-    piece(scalar_preamble_text<double, 16>.view())};
+    piece_of<scalar_preamble_text<double, 1>>(), piece_of<scalar_preamble_text<double, 2>>(),
+    piece_of<scalar_preamble_text<double, 4>>(), piece_of<scalar_preamble_text<double, 8>>(),
+    piece_of<scalar_preamble_text<double, 16>>()};
 
 inline TextPiece scalar_piece(bool is_double, int vector_width) {
   const std::size_t index = vector_width == 1   ? 0
@@ -85,11 +85,11 @@ template <bool A, bool B>
 constexpr TextPiece layouts_piece(EdgeMode edges) {
   switch (edges) {
     case EdgeMode::vectors:
-      return piece(layouts_text<A, B, EdgeMode::vectors>.view());
+      return piece_of<layouts_text<A, B, EdgeMode::vectors>>();
     case EdgeMode::elements:
-      return piece(layouts_text<A, B, EdgeMode::elements>.view());
+      return piece_of<layouts_text<A, B, EdgeMode::elements>>();
     default:
-      return piece(layouts_text<A, B, EdgeMode::whole_tiles>.view());
+      return piece_of<layouts_text<A, B, EdgeMode::whole_tiles>>();
   }
 }
 
@@ -102,15 +102,15 @@ inline constexpr auto mma_text =
     define_line<static_cast<int>(MmaKind::fp64_sm90)>("MMA_FP64_SM90") + define_line<static_cast<int>(Kind)>("MMA");
 inline TextPiece mma_piece(MmaKind kind) {
   static constexpr std::array<TextPiece, 5> kinds = {
-      TextPiece{}, piece(mma_text<MmaKind::tf32x3>.view()), piece(mma_text<MmaKind::tf32>.view()),
-      piece(mma_text<MmaKind::fp64_sm80>.view()), piece(mma_text<MmaKind::fp64_sm90>.view())};
+      TextPiece{}, piece_of<mma_text<MmaKind::tf32x3>>(), piece_of<mma_text<MmaKind::tf32>>(),
+      piece_of<mma_text<MmaKind::fp64_sm80>>(), piece_of<mma_text<MmaKind::fp64_sm90>>()};
   return kinds[static_cast<std::size_t>(kind)];
 }
 
 inline TextPiece variant_piece(OperandAccess access, const Variant& v) {
   static constexpr std::array<TextPiece, 4> transposes = {
-      piece(transposes_text<false, false>.view()), piece(transposes_text<true, false>.view()),
-      piece(transposes_text<false, true>.view()), piece(transposes_text<true, true>.view())};
+      piece_of<transposes_text<false, false>>(), piece_of<transposes_text<true, false>>(),
+      piece_of<transposes_text<false, true>>(), piece_of<transposes_text<true, true>>()};
   static constexpr std::array<TextPiece, 12> layouts = {
       layouts_piece<false, false>(EdgeMode::whole_tiles), layouts_piece<true, false>(EdgeMode::whole_tiles),
       layouts_piece<false, true>(EdgeMode::whole_tiles),  layouts_piece<true, true>(EdgeMode::whole_tiles),

@@ -252,7 +252,7 @@ inline void store_block(real acc[WPTM][WPTN], const int M, const int N, const re
         }
 }
 )CLC";
-inline constexpr TextPiece prefetch_helpers = piece(prefetch_helpers_source);
+inline constexpr TextPiece prefetch_helpers = piece_of<prefetch_helpers_source>();
 
 inline constexpr char prefetch_product_source[] = R"CLC(
 // C = alpha * op(A) * op(B) + beta * C, a TSM x TSN tile of it per work-group, for each problem of a batch.
@@ -324,8 +324,9 @@ struct FamilyTraits<Family::prefetch> : FamilyDefaults {
   }
 
   static constexpr TextPiece helpers = prefetch_helpers;
-  static constexpr EntryPoint product = {"gemm_prefetch", piece(prefetch_product_source)};
-  static constexpr EntryPoint product_and_strips = {"gemm_prefetch_strips", piece(prefetch_product_and_strips_source)};
+  static constexpr EntryPoint product = {"gemm_prefetch", piece_of<prefetch_product_source>()};
+  static constexpr EntryPoint product_and_strips = {"gemm_prefetch_strips",
+                                                    piece_of<prefetch_product_and_strips_source>()};
 };
 
 }  // namespace detail

@@ -78,7 +78,7 @@ struct FamilyTraits<Family::register_blocking> : FamilyDefaults {
     return single_buffered_local_elements(t);  // Asub and Bsub
   }
 
-  static constexpr EntryPoint product = {"gemm_register_blocking", piece(register_blocking_source)};
+  static constexpr EntryPoint product = {"gemm_register_blocking", piece_of<register_blocking_source>()};
 };
 
 }  // namespace detail

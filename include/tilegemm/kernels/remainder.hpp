@@ -16,7 +16,7 @@ inline constexpr PreambleLines remainder_defines_text = [] {
   strip_defines(lines, remainder_panel, remainder_lanes);
   return lines;
 }();
-inline constexpr TextPiece remainder_defines = piece(remainder_defines_text.view());
+inline constexpr TextPiece remainder_defines = piece_of<remainder_defines_text>();
 
 // Needs the strip source (kernels/strip.hpp) before it, and TRANS_A and TRANS_B in the preamble.
 inline constexpr char remainder_source[] = R"CLC(
@@ -30,8 +30,8 @@ void gemm_remainder(REMAINDER_PARAMETERS) {
                   beta, A + a_offset, lda, B + b_offset, ldb, C + c_offset, ldc, stage);
 }
 )CLC";
-inline constexpr auto remainder_text =
-    parameters_define<remainder_arguments>("REMAINDER_PARAMETERS") + remainder_source;
-inline constexpr EntryPoint remainder_entry = {"gemm_remainder", piece(remainder_text.view())};
+inline constexpr auto remainder_parameters_text = parameters_define<remainder_arguments>("REMAINDER_PARAMETERS");
+inline constexpr EntryPoint remainder_entry = {"gemm_remainder",
+                                               joined_piece<remainder_parameters_text, remainder_source>()};
 
 }  // namespace tilegemm::detail

@@ -43,7 +43,7 @@ struct FamilyTraits<Family::split_k> : FamilyDefaults {
   static constexpr void defines(PreambleLines& lines, const TileShape& t) { local_row_defines(lines, t); }
 
   static constexpr TextPiece helpers = prefetch_helpers;
-  static constexpr EntryPoint product = {"gemm_split_k", piece(split_k_source)};
+  static constexpr EntryPoint product = {"gemm_split_k", piece_of<split_k_source>()};
 };
 
 }  // namespace detail

@@ -171,9 +171,9 @@ inline void multiply_strips(const int tid, const int group, const int right_grou
   }
 }
 )CLC";
-inline constexpr auto strip_text = parameters_define<strip_arguments>("STRIP_PARAMETERS") +
-                                   define_line<transposed_a_bit>("TRANSPOSED_A") +
-                                   define_line<transposed_b_bit>("TRANSPOSED_B") + strip_source;
-inline constexpr TextPiece strip_code = piece(strip_text.view());
+inline constexpr auto strip_parameters_text = parameters_define<strip_arguments>("STRIP_PARAMETERS");
+inline constexpr auto strip_bits_text =
+    define_line<transposed_a_bit>("TRANSPOSED_A") + define_line<transposed_b_bit>("TRANSPOSED_B");
+inline constexpr TextPiece strip_code = joined_piece<strip_parameters_text, strip_bits_text, strip_source>();
 
 }  // namespace tilegemm::detail

@@ -19,9 +19,8 @@ template <int Tile>
 inline constexpr auto support_defines_text = define_line<Tile>("PACK_TILE");
 inline TextPiece support_defines(int tile) {
   static constexpr std::array<TextPiece, 5> pieces = {
-      piece(support_defines_text<16>.view()), piece(support_defines_text<8>.view()),
-      piece(support_defines_text<4>.view()), piece(support_defines_text<2>.view()),
-      piece(support_defines_text<1>.view())};
+      piece_of<support_defines_text<16>>(), piece_of<support_defines_text<8>>(), piece_of<support_defines_text<4>>(),
+      piece_of<support_defines_text<2>>(), piece_of<support_defines_text<1>>()};
   for (std::size_t i = 0; i < support_tiles.size(); ++i) {
     if (support_tiles[i] == tile) return pieces[i];
   }
@@ -104,10 +103,10 @@ void scale_c(SCALE_C_PARAMETERS) {
   }
 }
 )CLC";
-inline constexpr auto support_text = parameters_define<pack_operand_arguments>("PACK_OPERAND_PARAMETERS") +
-                                     parameters_define<sum_slices_arguments>("SUM_SLICES_PARAMETERS") +
-                                     parameters_define<scale_c_arguments>("SCALE_C_PARAMETERS") + support_source;
-inline constexpr TextPiece support_code = piece(support_text.view());
+inline constexpr auto support_parameters_text = parameters_define<pack_operand_arguments>("PACK_OPERAND_PARAMETERS") +
+                                                parameters_define<sum_slices_arguments>("SUM_SLICES_PARAMETERS") +
+                                                parameters_define<scale_c_arguments>("SCALE_C_PARAMETERS");
+inline constexpr TextPiece support_code = joined_piece<support_parameters_text, support_source>();
 
 inline constexpr char pack_kernel_name[] = "pack_operand";
 inline constexpr char scale_kernel_name[] = "scale_c";

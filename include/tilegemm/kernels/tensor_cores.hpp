@@ -459,14 +459,10 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
 
 // The tensor_cores family's code: to_tf32, the warps' layout, its cp.async pipeline, and the products in TF32 and in
 // double, in this order.
-inline constexpr auto tensor_cores_helpers =
-    fixed_string(tf32_rounding_source) + tensor_cores_warps_source + tensor_cores_pipeline_source +
-    tensor_cores_tf32_mma_source + tensor_cores_fp64_mma_source + tensor_cores_fragments_source +
-    tensor_cores_tf32_multiply_source + tensor_cores_fp64_multiply_source + tensor_cores_slices_source;
-// The same without TF32 and without the pipeline: the code bulk_tensor_cores (double only, its own copies) takes.
-inline constexpr auto tensor_cores_fp64_helpers = fixed_string(tensor_cores_warps_source) +
-                                                  tensor_cores_fp64_mma_source + tensor_cores_fragments_source +
-                                                  tensor_cores_fp64_multiply_source + tensor_cores_slices_source;
+inline constexpr TextPiece tensor_cores_helpers =
+    joined_piece<tf32_rounding_source, tensor_cores_warps_source, tensor_cores_pipeline_source,
+                 tensor_cores_tf32_mma_source, tensor_cores_fp64_mma_source, tensor_cores_fragments_source,
+                 tensor_cores_tf32_multiply_source, tensor_cores_fp64_multiply_source, tensor_cores_slices_source>();
 
 // Padding of each k-row of a slice of doubles in local memory, in elements: 4 doubles keep the lanes' reads of a
 // fragment in distinct banks (rows t and columns g: t * ROW falls on distinct multiples of 4 eight-byte pairs) and
@@ -572,8 +568,8 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
     lines.define("BAND_TILES", tensor_band_tiles);
   }
 
-  static constexpr TextPiece helpers = piece(tensor_cores_helpers.view());
-  static constexpr EntryPoint product = {"gemm_tensor_cores", piece(tensor_cores_source)};
+  static constexpr TextPiece helpers = tensor_cores_helpers;
+  static constexpr EntryPoint product = {"gemm_tensor_cores", piece_of<tensor_cores_source>()};
 };
 
 // TensorCores's checks of the warp's tile, which become WPTM = WM / 8 and WPTN = WN / 4.

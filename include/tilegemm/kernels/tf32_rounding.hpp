@@ -11,6 +11,6 @@ inline constexpr char tf32_rounding_source[] = R"CLC(
 // tensor cores read, low 13 bits 0), but in two integer operations: the conversion runs at a fraction of their rate.
 inline float to_tf32(const float x) { return as_float((as_uint(x) + 0x1000u) & 0xffffe000u); }
 )CLC";
-inline constexpr TextPiece tf32_rounding = piece(tf32_rounding_source);
+inline constexpr TextPiece tf32_rounding = piece_of<tf32_rounding_source>();
 
 }  // namespace tilegemm::detail

@@ -215,8 +215,6 @@ inline void multiply_tile(__local float* slices, const int M, const int N, const
 // The buffers of slices (and the mbarriers), which the strip code takes as its stage where it shares the launch.
 #define LOCAL_SLICES __local float slices[LOCAL_ELEMENTS] __attribute__((aligned(128)))
 )CLC";
-inline constexpr auto warpgroup_mma_helpers =
-    sm90a_marker_text + warpgroup_mma_layout_source + copy_engine_source + warpgroup_mma_products_source;
 
 inline constexpr char warpgroup_mma_source[] = R"CLC(
 // C = alpha * A * B + beta * C, a TSM x TSN tile of it per work-group.
@@ -348,9 +346,12 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
     lines.define("SUMMED_DEPTH", warpgroup_summed_depth);
     fused_strip_defines(lines, t);
   }
-  static constexpr TextPiece helpers = piece(warpgroup_mma_helpers.view());
-  static constexpr EntryPoint product = {"gemm_warpgroup_mma", piece(warpgroup_mma_source)};
-  static constexpr EntryPoint product_and_strips = {"gemm_warpgroup_mma_strips", piece(warpgroup_mma_strips_source)};
+  // The sm_90a marker, the layout of core tiles, the copy engine's pipeline and the products, in this order.
+  static constexpr TextPiece helpers =
+      joined_piece<sm90a_marker_text, warpgroup_mma_layout_source, copy_engine_source, warpgroup_mma_products_source>();
+  static constexpr EntryPoint product = {"gemm_warpgroup_mma", piece_of<warpgroup_mma_source>()};
+  static constexpr EntryPoint product_and_strips = {"gemm_warpgroup_mma_strips",
+                                                    piece_of<warpgroup_mma_strips_source>()};
   static constexpr bool strips_share_local_memory = true;
 };
 

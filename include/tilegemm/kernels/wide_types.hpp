@@ -76,7 +76,7 @@ struct FamilyTraits<Family::wide_types> : FamilyDefaults {
     return single_buffered_local_elements(t);  // Asub and Bsub
   }
 
-  static constexpr EntryPoint product = {"gemm_wide_types", piece(wide_types_source)};
+  static constexpr EntryPoint product = {"gemm_wide_types", piece_of<wide_types_source>()};
 };
 
 }  // namespace detail

@@ -265,11 +265,13 @@ class ProgramCache final : public detail::ContextResources {
                              preamble_of(text));
   }
 
-  // The #define lines a program starts with, for build failure messages.
+  // The pieces a program starts with that start with #define lines, for build failure messages.
   static std::string preamble_of(const detail::ProgramText& text) {
     std::string preamble;
-    for (std::size_t i = 0; i < text.count && text.sources[i].rfind("#define", 0) == 0; ++i)
+    for (std::size_t i = 0; i < text.count; ++i) {
+      if (text.starts_piece[i] && text.sources[i].rfind("#define", 0) != 0) break;
       preamble += text.sources[i];
+    }
     return preamble;
   }
 

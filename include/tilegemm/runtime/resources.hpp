@@ -6,12 +6,19 @@
 #include "../config/linkage.hpp"
 #include "kept_contexts.hpp"
 #include "opencl.hpp"
-#include "program_cache.hpp"
 #include "queue.hpp"
 #include "scratch_pool.hpp"
 #include "staging.hpp"
+#if TILEGEMM_ENTRY_BODIES || defined(TILEGEMM_INTERNALS)
+#include "program_cache.hpp"  // only the entries' bodies use it (config/linkage.hpp)
+#endif
 
 namespace tilegemm {
+
+// How many OpenCL programs tilegemm has compiled in this process (each is compiled once per device), and how many
+// it loaded from the disk cache instead (defined in runtime/program_cache.hpp and runtime/disk_cache.hpp).
+TILEGEMM_ENTRY std::size_t programs_built();
+TILEGEMM_ENTRY std::size_t programs_loaded_from_disk();
 
 // Drops the compiled programs and pooled buffers tilegemm holds for `context`, so that the context is freed once the
 // caller's own references to it are gone: call it before dropping a context. Later calls on it build their programs
