@@ -32,7 +32,7 @@ CONF
 }
 section() { echo "== $1" >>"$log"; }
 
-if [ -n "${NVBLAS_ROUND:-1}" ]; then
+if [ "${NVBLAS_ROUND:-1}" = 1 ]; then
   section "NVBLAS vs the drop-in vs the floor (beta 0, malloc'd host memory, median of 5)"
   for s in s d; do
     shapes=4096x4096x4096,8192x8192x8192,16384x16384x16384
@@ -41,7 +41,7 @@ if [ -n "${NVBLAS_ROUND:-1}" ]; then
     timeout 200 "$floor" $s $shapes 5 0 >>"$log" 2>&1
   done
 fi
-if [ -n "${AUTO_ROUND:-1}" ]; then
+if [ "${AUTO_ROUND:-1}" = 1 ]; then
   section "auto vs CPU-only vs GPU-always (OpenBLAS on every core; beta 0; median)"
   small=64x64x64,128x128x128,256x256x256,512x512x512,768x768x768,1024x1024x1024,2048x2048x2048
   large=4096x4096x4096,8192x8192x8192,8192x8192x32,8192x32x8192,32x8192x8192
@@ -53,7 +53,7 @@ if [ -n "${AUTO_ROUND:-1}" ]; then
     timeout 100 "$floor" $s $small,$large 5 0 >>"$log" 2>&1
   done
 fi
-if [ -n "${BETA_ROUND:-1}" ]; then
+if [ "${BETA_ROUND:-1}" = 1 ]; then
   section "beta = 1 on the floor: C uploaded (TILEGEMM_BETA_FOLD=0) vs beta * C folded into the copy out (1)"
   for s in s d; do
     for fold in 0 1 0 1; do
@@ -62,7 +62,7 @@ if [ -n "${BETA_ROUND:-1}" ]; then
     done
   done
 fi
-if [ -n "${EIGEN_ROUND:-1}" ] && [ -x "$build/benchmarks/blas/eigen_product_blas" ]; then
+if [ "${EIGEN_ROUND:-1}" = 1 ] && [ -x "$build/benchmarks/blas/eigen_product_blas" ]; then
   section "an unchanged Eigen program (EIGEN_USE_BLAS, beta 1 after zeroing C) vs gpu_gemm(A, B)"
   # Eigen's own time outside BLAS: the same program with ?gemm_ doing nothing.
   printf 'void sgemm_(void) {}\nvoid dgemm_(void) {}\n' >/tmp/nothing.c && cc -shared -fPIC /tmp/nothing.c -o /tmp/libnothing.so
@@ -75,7 +75,7 @@ if [ -n "${EIGEN_ROUND:-1}" ] && [ -x "$build/benchmarks/blas/eigen_product_blas
     timeout 100 "$floor" $s 4096x4096x4096,8192x8192x8192 5 0 --eigen >>"$log" 2>&1
   done
 fi
-if [ -n "${NUMPY_ROUND:-1}" ] && [ -n "${PY:-}" ]; then
+if [ "${NUMPY_ROUND:-1}" = 1 ] && [ -n "${PY:-}" ]; then
   section "NumPy (Debian's, through libblas.so.3 = $(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3)) a @ b"
   for s in f d; do
     timeout 100 $PY benchmarks/blas/numpy_matmul.py 4096 $s >>"$log" 2>&1
