@@ -59,8 +59,8 @@ bool device_has_warpgroup_mma(const cl::CommandQueue& queue) {
 // TF32 keeps 10 of FP32's 23 mantissa bits: rounding to it is off by at most 2^-11 relative. tf32x3 keeps an
 // operand as two TF32 values, 22 bits, and drops the product of the low parts: a product is off by at most
 // 3 * 2^-22 of its size (reference.hpp's operand_rounding counts twice what it is given).
-constexpr double tf32_rounding = 0x1p-11;
-constexpr double tf32x3_rounding = 1.5 * 0x1p-22;
+constexpr double tf32_relative_error = 0x1p-11;
+constexpr double tf32x3_relative_error = 1.5 * 0x1p-22;
 
 struct Shape {
   int m, n, k;
@@ -124,8 +124,8 @@ void check_product(const cl::CommandQueue& queue, MathMode math, bool trans_a, b
       result[c.offset + i + static_cast<std::size_t>(j) * c.ld] = sentinel;
     }
   const double rounding = std::is_same_v<Scalar, double> || math == MathMode::ieee ? 0
-                          : math == MathMode::tf32                                 ? tf32_rounding
-                                                                                   : tf32x3_rounding;
+                          : math == MathMode::tf32                                 ? tf32_relative_error
+                                                                                   : tf32x3_relative_error;
   CHECK(tilegemm_test::compare_with_reference<Scalar>(got, alpha, op_a, op_b, beta, c0, rounding) == "");
   CHECK(std::count(result.begin(), result.end(), sentinel) == static_cast<long>(result.size()));
 }
@@ -378,8 +378,8 @@ TEST_CASE("tf32x3 is as accurate as the IEEE kernels, K from 16 to 65536, unifor
       CHECK(tf32x3 <= 2 * ieee);
       CHECK(warpgroup <= 2 * ieee);
       CHECK(deep <= 2 * ieee);
-      CHECK(tf32 <= (k + 2) * 0x1p-24 + 2 * tf32_rounding);  // TF32's rounding of both operands, then FP32 sums
-      CHECK(tf32 > tf32x3);                                  // the mode did take effect
+      CHECK(tf32 <= (k + 2) * 0x1p-24 + 2 * tf32_relative_error);  // TF32's rounding of both operands, then FP32 sums
+      CHECK(tf32 > tf32x3);                                        // the mode did take effect
     }
   }
 }

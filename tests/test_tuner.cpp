@@ -80,7 +80,7 @@ TunedEntry entry(ShapeClass c, tilegemm::Family family, TileShape tile, const st
 
 }  // namespace
 
-TEST_CASE("a tiny tuning run writes its winner, continues where it stopped, and AutoConfig uses the file", "[device]") {
+TEST_CASE("a tiny tuning run writes its winner, continues where it stopped, and AutoConfig uses the file", "[slow]") {
   Folder folder;
   const fs::path file = folder.path / "tuned.txt";
   const std::string tune = std::string("'") + TILEGEMM_TUNE + "' --file '" + file.string() +
