@@ -158,7 +158,8 @@ static inline double gemm_case_round(const gemm_case* c, double x) {
 }
 
 /* Whether A and B are NaN when alpha = 0 (the reference BLAS reads neither). A CPU BLAS that multiplies them anyway
-   (OpenBLAS 0.3.26, whose 0 * NaN gives NaN) is compared on finite values instead: set to 0 by a test that finds one. */
+   (OpenBLAS 0.3.26, whose 0 * NaN gives NaN) is compared on finite values instead: set to 0 by a test that finds one.
+ */
 static int gemm_case_nan_when_alpha_is_zero = 1;
 
 /* Fresh random operands; with alpha = 0 A and B are NaN (above), with beta = 0 the block of C is NaN (it must not be
