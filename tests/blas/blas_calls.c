@@ -2,10 +2,9 @@
    transpose letter, sizes 0 to 129, k = 0, lda > rows, alpha = 0 and beta 0, 1, -0.5 (NaN in C for 0), in the offload
    mode TILEGEMM_BLAS_OFFLOAD names: each call against a double reference and the same call in mode never, the
    stats of each, and bad arguments reaching this program's own xerbla_. Usage: blas_calls always|never|auto. */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
 
 #include "gemm_case.h"
+#include "gpu_present.h"
 
 /* The Fortran routines, as Eigen and LAPACK call them; cblas.h declares the CBLAS ones. */
 void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
@@ -33,22 +32,6 @@ static const gemm_routines linked = {sgemm_, dgemm_, cblas_sgemm, cblas_dgemm};
 typedef enum expectation { RUNS_ON_GPU, RUNS_ON_CPU, RUNS_ON_EITHER } expectation;
 static expectation expected;
 static const char* mode_name;
-
-/* Whether any OpenCL device is a GPU or an accelerator: where none is (PoCL alone), auto offloads nothing. */
-static int gpu_present(void) {
-  cl_platform_id platforms[16];
-  cl_uint count = 0, p;
-  if (clGetPlatformIDs(16, platforms, &count) != CL_SUCCESS) return 0;
-  for (p = 0; p < count && p < 16; ++p) {
-    cl_uint devices = 0;
-    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR, 0, NULL, &devices) ==
-            CL_SUCCESS &&
-        devices > 0) {
-      return 1;
-    }
-  }
-  return 0;
-}
 
 /* Whether the stats moved by exactly one call of the given flops, run where `want` says; which one it was in *gpu. */
 static int counted(const tilegemm_blas_counts* before, const tilegemm_blas_counts* after, expectation want,

@@ -2,10 +2,9 @@
    does not know) are redone on the CPU BLAS, right, counted as fallbacks, and said once: one line on stderr for all
    of them. Usage: blas_fallback STDERR_FILE, with TILEGEMM_BLAS_OFFLOAD=always; exits 77 (a skip) where a GPU is
    present, as no variable makes its driver refuse. */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
 
 #include "gemm_case.h"
+#include "gpu_present.h"
 
 void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
             const float*, const int*, const float*, float*, const int*);
@@ -13,21 +12,6 @@ void dgemm_(const char*, const char*, const int*, const int*, const int*, const 
             const double*, const int*, const double*, double*, const int*);
 
 static const gemm_routines linked = {sgemm_, dgemm_, cblas_sgemm, cblas_dgemm};
-
-static int gpu_present(void) {
-  cl_platform_id platforms[16];
-  cl_uint count = 0, p;
-  if (clGetPlatformIDs(16, platforms, &count) != CL_SUCCESS) return 0;
-  for (p = 0; p < count && p < 16; ++p) {
-    cl_uint devices = 0;
-    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR, 0, NULL, &devices) ==
-            CL_SUCCESS &&
-        devices > 0) {
-      return 1;
-    }
-  }
-  return 0;
-}
 
 int main(int argc, char** argv) {
   static const gemm_form forms[3] = {FORM_SGEMM_, FORM_CBLAS_DGEMM_ROW, FORM_SGEMM_};
