@@ -76,9 +76,10 @@ inline bool gpu_is_faster(const CostModel& model, double m, double n, double k, 
 // The constants from the calibration's timings (seconds, each the best of a few runs), for the calibration's shapes:
 // a small square product on the GPU gives its fixed time; a thin one (large m = n, small k) on each side gives the
 // bandwidths; a large square one the rates (the GPU's from what is left after its transfers, at least the whole time);
-// a narrow one on the CPU (thin_mn x cpu_narrow_dimension x thin_mn) its rate there.
+// a narrow one on the CPU (narrow_mk x cpu_narrow_dimension x narrow_mk, its large operand beyond the CPU's caches)
+// its rate there.
 struct CalibrationTimes {
-  double small_n = 0, thin_mn = 0, thin_k = 0, square_n = 0, cpu_square_n = 0;  // the shapes
+  double small_n = 0, thin_mn = 0, thin_k = 0, square_n = 0, cpu_square_n = 0, narrow_mk = 0;  // the shapes
   double gpu_small_s = 0, gpu_thin_s = 0, gpu_square_s = 0;
   double cpu_thin_s = 0, cpu_square_s = 0, cpu_narrow_s = 0;
 };
@@ -91,7 +92,7 @@ inline CostModel fit_cost_model(const CalibrationTimes& t, double scalar_bytes) 
                           std::max(t.gpu_square_s - model.gpu_fixed_s, 0.5 * t.gpu_square_s);
   model.cpu_flops_per_s = product_flops(t.cpu_square_n, t.cpu_square_n, t.cpu_square_n) / t.cpu_square_s;
   model.cpu_bytes_per_s = (thin_bytes + t.thin_mn * t.thin_mn * scalar_bytes) / t.cpu_thin_s;  // C twice
-  model.cpu_narrow_flops_per_s = product_flops(t.thin_mn, cpu_narrow_dimension, t.thin_mn) / t.cpu_narrow_s;
+  model.cpu_narrow_flops_per_s = product_flops(t.narrow_mk, cpu_narrow_dimension, t.narrow_mk) / t.cpu_narrow_s;
   return model;
 }
 

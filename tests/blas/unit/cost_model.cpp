@@ -97,7 +97,8 @@ TEST_CASE("blas: the calibration's fit recovers the constants it was timed with"
   t.gpu_square_s = gpu_seconds(slow_gpu, 2048, 2048, 2048, 4);
   t.cpu_thin_s = cpu_seconds(slow_gpu, 4096, 4096, 8, 4);
   t.cpu_square_s = cpu_seconds(slow_gpu, 1024, 1024, 1024, 4);
-  t.cpu_narrow_s = product_flops(4096, 32, 4096) / slow_gpu.cpu_narrow_flops_per_s;
+  t.narrow_mk = 8192;
+  t.cpu_narrow_s = product_flops(8192, 32, 8192) / slow_gpu.cpu_narrow_flops_per_s;
   const CostModel fit = fit_cost_model(t, 4);
   REQUIRE(fit.valid());
   CHECK(near(fit.gpu_fixed_s, slow_gpu.gpu_fixed_s));
