@@ -5,12 +5,7 @@
 
 #include "gemm_case.h"
 #include "gpu_present.h"
-
-/* The Fortran routines, as Eigen and LAPACK call them; cblas.h declares the CBLAS ones. */
-void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
-            const float*, const int*, const float*, float*, const int*);
-void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*, const int*,
-            const double*, const int*, const double*, double*, const int*);
+#include "linked_routines.h"
 
 /* This program's own xerbla_, which the CPU BLAS calls in place of its own (the reference one prints and stops): a
    BLAS user who defines it must see the drop-in's bad arguments there too. */
@@ -26,8 +21,6 @@ void xerbla_(const char* routine, const int* info, size_t length) {
   xerbla_info = *info;
   ++xerbla_calls;
 }
-
-static const gemm_routines linked = {sgemm_, dgemm_, cblas_sgemm, cblas_dgemm};
 
 typedef enum expectation { RUNS_ON_GPU, RUNS_ON_CPU, RUNS_ON_EITHER } expectation;
 static expectation expected;

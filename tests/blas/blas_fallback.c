@@ -5,13 +5,7 @@
 
 #include "gemm_case.h"
 #include "gpu_present.h"
-
-void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
-            const float*, const int*, const float*, float*, const int*);
-void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*, const int*,
-            const double*, const int*, const double*, double*, const int*);
-
-static const gemm_routines linked = {sgemm_, dgemm_, cblas_sgemm, cblas_dgemm};
+#include "linked_routines.h"
 
 int main(int argc, char** argv) {
   static const gemm_form forms[3] = {FORM_SGEMM_, FORM_CBLAS_DGEMM_ROW, FORM_SGEMM_};

@@ -9,13 +9,7 @@
 #include <unistd.h>
 
 #include "gemm_case.h"
-
-void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
-            const float*, const int*, const float*, float*, const int*);
-void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*, const int*,
-            const double*, const int*, const double*, double*, const int*);
-
-static const gemm_routines linked = {sgemm_, dgemm_, cblas_sgemm, cblas_dgemm};
+#include "linked_routines.h"
 
 /* One checked call that must count where `on_gpu` says: 0 or 1 (printed). */
 static int call_counted(gemm_form form, int on_gpu, test_rng* r, const char* who) {

@@ -5,13 +5,7 @@
 #include <pthread.h>
 
 #include "gemm_case.h"
-
-void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
-            const float*, const int*, const float*, float*, const int*);
-void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*, const int*,
-            const double*, const int*, const double*, double*, const int*);
-
-static const gemm_routines linked = {sgemm_, dgemm_, cblas_sgemm, cblas_dgemm};
+#include "linked_routines.h"
 
 enum { THREADS = 4, CALLS = 25 };
 
