@@ -201,7 +201,7 @@ TEST_CASE("on a machine whose only device is PoCL's CPU, every spelling chooses 
   }
 }
 
-TEST_CASE("find_device with gpu:N takes this machine's N-th GPU; without a GPU, gpu:0 says there is none",
+TEST_CASE("find_device with gpu:N takes this machine's N-th GPU, and without a GPU gpu:0 says there is none",
           "[devices]") {
   const std::vector<DeviceEntry> entries = tilegemm::list_devices();
   std::vector<std::size_t> gpus;  // the entries' indices, in list order

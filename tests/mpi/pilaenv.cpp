@@ -9,7 +9,7 @@
 using tilegemm::detail::blas::largest_pilaenv;
 using tilegemm::detail::blas::pilaenv_from;
 
-TEST_CASE("TILEGEMM_PILAENV: a positive integer is the width; unset or empty asks the CPU library", "[unit]") {
+TEST_CASE("TILEGEMM_PILAENV: a positive integer is the width, and unset or empty asks the CPU library", "[unit]") {
   std::string problem = "left from before";
   CHECK(pilaenv_from(nullptr, problem) == std::nullopt);
   CHECK(problem.empty());
