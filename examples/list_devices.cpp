@@ -1,4 +1,5 @@
 // list_devices: the OpenCL devices TILEGEMM_DEVICE can choose from, and the one it chooses now.
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -21,14 +22,18 @@ int main() try {
 
   std::printf("tilegemm %s\nTILEGEMM_DEVICE=%s\n\n", tilegemm::library_version,
               env ? ("\"" + spec + "\"").c_str() : "(unset)");
+  std::size_t gpus = 0;  // gpu:N numbers the GPUs in this order, from 0
   for (const tilegemm::DeviceEntry& d : devices) {
     const bool is_chosen = d.device() == chosen;
-    std::printf("%s %-12s %s\n", is_chosen ? "*" : " ", d.type_name().c_str(), d.label().c_str());
+    const std::string number = d.type_name() == "gpu" ? "gpu:" + std::to_string(gpus++) : "";
+    std::printf("%s %-12s %-7s %s\n", is_chosen ? "*" : " ", d.type_name().c_str(), number.c_str(), d.label().c_str());
   }
   if (!problem.empty()) std::printf("\nno device chosen: %s\n", problem.c_str());
   std::printf(
       "\n* marks the device tilegemm uses. Choose with TILEGEMM_DEVICE=cpu, gpu or accelerator (first of that type),\n"
-      "or any case-insensitive part of \"platform / device\" above; unset picks the first GPU, else the first "
+      "gpu:N (the GPU numbered N above), local-rank (one GPU per MPI rank: the GPU numbered the local rank modulo\n"
+      "the number of GPUs, from OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID or SLURM_LOCALID), or any\n"
+      "case-insensitive part of \"platform / device\" above; unset picks the first GPU, else the first "
       "device.\ntilegemm-tune times configurations on it for the default choice; TILEGEMM_VERBOSE=1 prints the one "
       "each product uses.\n");
   return problem.empty() ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -201,6 +201,57 @@ TEST_CASE("on a machine whose only device is PoCL's CPU, every spelling chooses 
   }
 }
 
+TEST_CASE("find_device with gpu:N takes this machine's N-th GPU, and without a GPU gpu:0 says there is none",
+          "[devices]") {
+  const std::vector<DeviceEntry> entries = tilegemm::list_devices();
+  std::vector<std::size_t> gpus;  // the entries' indices, in list order
+  for (std::size_t index = 0; index < entries.size(); ++index) {
+    if (entries[index].type_name() == "gpu") gpus.push_back(index);
+  }
+  for (std::size_t number = 0; number < gpus.size(); ++number) {
+    INFO("gpu:" << number);
+    CHECK(same_device(tilegemm::find_device("gpu:" + std::to_string(number)), entries[gpus[number]]));
+  }
+  const std::string beyond = "gpu:" + std::to_string(gpus.size());
+  const tilegemm::Error error = error_from([&] { tilegemm::find_device(beyond); });
+  CHECK(error.code() == CL_DEVICE_NOT_FOUND);
+  CHECK(std::string(error.what()).find("TILEGEMM_DEVICE=\"" + beyond + "\": there ") != std::string::npos);
+  if (gpus.empty()) CHECK(std::string(error.what()).find("there is no GPU here") != std::string::npos);
+  CHECK(error_from([] { tilegemm::find_device("gpu:x"); }).code() == CL_INVALID_VALUE);
+  CHECK(error_from([] { tilegemm::find_device("gpu:-1"); }).code() == CL_INVALID_VALUE);
+}
+
+TEST_CASE("find_device with local-rank takes the device the rank variables name, here", "[devices][environment]") {
+  const std::vector<DeviceEntry> entries = tilegemm::list_devices();
+  REQUIRE(!entries.empty());
+  std::vector<std::size_t> candidates;  // the GPUs, or every device where there is none (PoCL alone in CI)
+  for (std::size_t index = 0; index < entries.size(); ++index) {
+    if (entries[index].type_name() == "gpu") candidates.push_back(index);
+  }
+  if (candidates.empty()) {
+    for (std::size_t index = 0; index < entries.size(); ++index) candidates.push_back(index);
+  }
+  ScopedEnvironment open_mpi("OMPI_COMM_WORLD_LOCAL_RANK", nullptr);
+  ScopedEnvironment mpich("MPI_LOCALRANKID", nullptr);
+  ScopedEnvironment slurm("SLURM_LOCALID", nullptr);
+  CHECK(same_device(tilegemm::find_device("local-rank"), entries[candidates[0]]));  // no variable: rank 0
+  for (std::size_t rank = 0; rank < 6; ++rank) {
+    const std::string value = std::to_string(rank);
+    INFO("OMPI_COMM_WORLD_LOCAL_RANK=" << value);
+    open_mpi.set(value.c_str());
+    CHECK(same_device(tilegemm::find_device("local-rank"), entries[candidates[rank % candidates.size()]]));
+  }
+  open_mpi.set("first");
+  const tilegemm::Error error = error_from([] { tilegemm::find_device("local-rank"); });
+  CHECK(error.code() == CL_INVALID_VALUE);
+  CHECK(std::string(error.what()).find("OMPI_COMM_WORLD_LOCAL_RANK=\"first\"") != std::string::npos);
+  // default_device() reads TILEGEMM_DEVICE and the rank the same way.
+  open_mpi.set(nullptr);
+  slurm.set("1");
+  ScopedEnvironment device("TILEGEMM_DEVICE", "LOCAL-RANK");
+  CHECK(same_device(tilegemm::default_device(), entries[candidates[1 % candidates.size()]]));
+}
+
 TEST_CASE("queue_for returns one working queue per device, the same on every call", "[devices]") {
   const std::vector<DeviceEntry> entries = tilegemm::list_devices();
   std::vector<cl_command_queue> handles;

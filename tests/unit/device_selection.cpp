@@ -267,10 +267,10 @@ TEST_CASE("detail::trimmed drops the trailing spaces and NULs some drivers leave
 
 TEST_CASE("the message when nothing matches lists every device with its type", "[unit]") {
   CHECK(tilegemm::detail::no_matching_device_message(pocl_then_h200, "h100") ==
-        "tilegemm: no OpenCL device matches TILEGEMM_DEVICE=\"h100\". Use cpu, gpu, accelerator or part of one of "
-        "these names:\n"
+        "tilegemm: no OpenCL device matches TILEGEMM_DEVICE=\"h100\". Use cpu, gpu, accelerator, gpu:N, local-rank or "
+        "part of one of these names:\n"
         "  Portable Computing Language / pthread-haswell-AMD EPYC 9654 96-Core Processor (cpu)\n"
-        "  NVIDIA CUDA / NVIDIA H200 (gpu)");
+        "  NVIDIA CUDA / NVIDIA H200 (gpu, gpu:0)");
   const std::vector<DeviceEntry> every_type = {
       described("NVIDIA CUDA", "NVIDIA H200", CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT),
       described("Portable Computing Language", "pthread-haswell-AMD EPYC", CL_DEVICE_TYPE_CPU),
@@ -279,9 +279,9 @@ TEST_CASE("the message when nothing matches lists every device with its type", "
       described("Example Custom Platform", "custom device", CL_DEVICE_TYPE_CUSTOM),
   };
   CHECK(tilegemm::detail::no_matching_device_message(every_type, "Radeon") ==
-        "tilegemm: no OpenCL device matches TILEGEMM_DEVICE=\"Radeon\". Use cpu, gpu, accelerator or part of one of "
-        "these names:\n"
-        "  NVIDIA CUDA / NVIDIA H200 (gpu)\n"
+        "tilegemm: no OpenCL device matches TILEGEMM_DEVICE=\"Radeon\". Use cpu, gpu, accelerator, gpu:N, local-rank "
+        "or part of one of these names:\n"
+        "  NVIDIA CUDA / NVIDIA H200 (gpu, gpu:0)\n"
         "  Portable Computing Language / pthread-haswell-AMD EPYC (cpu)\n"
         "  Intel(R) FPGA Emulation Platform for OpenCL(TM) / Intel(R) FPGA Emulation Device (accelerator)\n"
         "  Example Custom Platform / custom device (other)");
@@ -295,10 +295,10 @@ TEST_CASE("chosen_entry returns the chosen entry, or throws tilegemm::Error CL_D
   const tilegemm::Error error = error_from([] { tilegemm::detail::chosen_entry(pocl_then_h200, "accelerator"); });
   CHECK(error.code() == CL_DEVICE_NOT_FOUND);
   CHECK(std::string(error.what()) ==
-        "tilegemm: no OpenCL device matches TILEGEMM_DEVICE=\"accelerator\". Use cpu, gpu, accelerator or part of "
-        "one of these names:\n"
+        "tilegemm: no OpenCL device matches TILEGEMM_DEVICE=\"accelerator\". Use cpu, gpu, accelerator, gpu:N, "
+        "local-rank or part of one of these names:\n"
         "  Portable Computing Language / pthread-haswell-AMD EPYC 9654 96-Core Processor (cpu)\n"
-        "  NVIDIA CUDA / NVIDIA H200 (gpu)");
+        "  NVIDIA CUDA / NVIDIA H200 (gpu, gpu:0)");
 }
 
 TEST_CASE("with platforms but no devices at all, every choice is an error saying there are none", "[unit]") {
@@ -315,4 +315,185 @@ TEST_CASE("with platforms but no devices at all, every choice is an error saying
   CHECK(std::string(gpu.what())
             .find("tilegemm: no OpenCL device for TILEGEMM_DEVICE=\"gpu\": the OpenCL platforms "
                   "here list no devices at all.") == 0);
+}
+
+// ======== gpu:N and local-rank: choosing among identical GPUs, by number and by the process's local rank ========
+
+namespace {
+
+using tilegemm::detail::LocalRankVariables;
+
+// A CPU, then four GPUs of which three share one name, an accelerator between them.
+const std::vector<DeviceEntry> cpu_and_four_gpus = {
+    described("Portable Computing Language", "pthread-haswell-AMD EPYC", CL_DEVICE_TYPE_CPU),        // 0
+    described("NVIDIA CUDA", "NVIDIA H100 80GB HBM3", CL_DEVICE_TYPE_GPU),                           // 1: gpu:0
+    described("NVIDIA CUDA", "NVIDIA H100 80GB HBM3", CL_DEVICE_TYPE_GPU),                           // 2: gpu:1
+    described("Intel(R) FPGA Emulation Platform for OpenCL(TM)", "Intel(R) FPGA Emulation Device",   // 3
+              CL_DEVICE_TYPE_ACCELERATOR),                                                           //
+    described("NVIDIA CUDA", "NVIDIA H100 80GB HBM3", CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT),  // 4: gpu:2
+    described("AMD Accelerated Parallel Processing", "gfx90a:sramecc+:xnack-", CL_DEVICE_TYPE_GPU),  // 5: gpu:3
+};
+
+// The index choose_device gives for `spec` with these local-rank variables, or no_match.
+int choice_with(const std::vector<DeviceEntry>& entries, const std::string& spec, const LocalRankVariables& ranks) {
+  const std::optional<std::size_t> index = tilegemm::detail::choose_device(entries, spec, ranks);
+  return index ? static_cast<int>(*index) : no_match;
+}
+
+LocalRankVariables open_mpi_rank(const char* value) {
+  LocalRankVariables ranks;
+  ranks.open_mpi = value;
+  return ranks;
+}
+
+}  // namespace
+
+TEST_CASE("choose_device with gpu:N takes the N-th GPU in list order, counting from 0, whatever its name", "[unit]") {
+  check_choices(cpu_and_four_gpus, {{"gpu:0", 1},
+                                    {"GPU:0", 1},
+                                    {"gpu:1", 2},  // the second of three identical names: no substring reaches it
+                                    {"gpu:2", 4},  // the accelerator between does not count
+                                    {"gpu:3", 5},
+                                    {"gpu:03", 5},  // leading zeros are the same number
+                                    {"gpu:4", no_match},
+                                    {"gpu:999999999", no_match}});
+  check_choices(pocl_then_h200, {{"gpu:0", 1}, {"gpu:1", no_match}});
+  const std::vector<DeviceEntry> no_gpu = {
+      described("Portable Computing Language", "pthread-haswell-AMD EPYC", CL_DEVICE_TYPE_CPU),
+  };
+  check_choices(no_gpu, {{"gpu:0", no_match}});
+  for (std::size_t index = 0; index < cpu_and_four_gpus.size(); ++index) {
+    INFO("entry " << index);
+    const std::optional<std::size_t> number = tilegemm::detail::gpu_number(cpu_and_four_gpus, index);
+    const std::optional<std::size_t> expected[] = {std::nullopt, 0, 1, std::nullopt, 2, 3};
+    CHECK(number == expected[index]);
+    if (number) CHECK(choice(cpu_and_four_gpus, "gpu:" + std::to_string(*number)) == static_cast<int>(index));
+  }
+}
+
+TEST_CASE("gpu:N with N not a number throws tilegemm::Error naming TILEGEMM_DEVICE, the value and gpu:N", "[unit]") {
+  for (const char* spec : {"gpu:", "gpu:-1", "gpu:x", "gpu:1x", "gpu: 1", "gpu:1 ", "gpu:+1", "gpu:1.0", "gpu:0x1",
+                           "GPU:", "gpu:1234567890", "gpu:99999999999999999999999"}) {
+    INFO("TILEGEMM_DEVICE=\"" << spec << "\"");
+    const tilegemm::Error error = error_from([&] { choice(cpu_and_four_gpus, spec); });
+    CHECK(error.code() == CL_INVALID_VALUE);
+    CHECK(std::string(error.what()) == "tilegemm: TILEGEMM_DEVICE=\"" + std::string(spec) +
+                                           "\" is not a GPU's number: expected gpu:N, N = 0, 1, 2, ... (the N-th GPU "
+                                           "in list_devices' order, counting from 0)");
+  }
+}
+
+TEST_CASE("gpu:N beyond the GPUs there are throws CL_DEVICE_NOT_FOUND saying how many there are", "[unit]") {
+  const tilegemm::Error one = error_from([] { tilegemm::detail::chosen_entry(pocl_then_h200, "gpu:99"); });
+  CHECK(one.code() == CL_DEVICE_NOT_FOUND);
+  CHECK(std::string(one.what()) ==
+        "tilegemm: no OpenCL device matches TILEGEMM_DEVICE=\"gpu:99\": there is 1 GPU, gpu:0. Use cpu, gpu, "
+        "accelerator, gpu:N, local-rank or part of one of these names:\n"
+        "  Portable Computing Language / pthread-haswell-AMD EPYC 9654 96-Core Processor (cpu)\n"
+        "  NVIDIA CUDA / NVIDIA H200 (gpu, gpu:0)");
+  const tilegemm::Error four = error_from([] { tilegemm::detail::chosen_entry(cpu_and_four_gpus, "gpu:4"); });
+  CHECK(std::string(four.what()) ==
+        "tilegemm: no OpenCL device matches TILEGEMM_DEVICE=\"gpu:4\": there are 4 GPUs, gpu:0 to gpu:3. Use cpu, "
+        "gpu, accelerator, gpu:N, local-rank or part of one of these names:\n"
+        "  Portable Computing Language / pthread-haswell-AMD EPYC (cpu)\n"
+        "  NVIDIA CUDA / NVIDIA H100 80GB HBM3 (gpu, gpu:0)\n"
+        "  NVIDIA CUDA / NVIDIA H100 80GB HBM3 (gpu, gpu:1)\n"
+        "  Intel(R) FPGA Emulation Platform for OpenCL(TM) / Intel(R) FPGA Emulation Device (accelerator)\n"
+        "  NVIDIA CUDA / NVIDIA H100 80GB HBM3 (gpu, gpu:2)\n"
+        "  AMD Accelerated Parallel Processing / gfx90a:sramecc+:xnack- (gpu, gpu:3)");
+  const std::vector<DeviceEntry> no_gpu = {
+      described("Portable Computing Language", "pthread-haswell-AMD EPYC", CL_DEVICE_TYPE_CPU),
+  };
+  const tilegemm::Error none = error_from([&] { tilegemm::detail::chosen_entry(no_gpu, "gpu:0"); });
+  CHECK(std::string(none.what()).find("TILEGEMM_DEVICE=\"gpu:0\": there is no GPU here. Use") != std::string::npos);
+}
+
+TEST_CASE(
+    "local-rank takes the GPU numbered the local rank modulo the GPUs, from Open MPI's, MPICH's or Slurm's "
+    "variable",
+    "[unit]") {
+  // Ranks 0 to 9 over four GPUs: gpu:0, 1, 2, 3, 0, 1, ... (entries 1, 2, 4, 5), never the CPU or the accelerator.
+  const int gpu_entries[] = {1, 2, 4, 5};
+  for (int rank = 0; rank < 10; ++rank) {
+    const std::string value = std::to_string(rank);
+    INFO("local rank " << rank);
+    const int expected = gpu_entries[rank % 4];
+    CHECK(choice_with(cpu_and_four_gpus, "local-rank", open_mpi_rank(value.c_str())) == expected);
+    CHECK(choice_with(cpu_and_four_gpus, "LOCAL-RANK", open_mpi_rank(value.c_str())) == expected);
+    LocalRankVariables mpich;
+    mpich.mpich = value.c_str();
+    CHECK(choice_with(cpu_and_four_gpus, "local-rank", mpich) == expected);
+    LocalRankVariables slurm;
+    slurm.slurm = value.c_str();
+    CHECK(choice_with(cpu_and_four_gpus, "local-rank", slurm) == expected);
+  }
+  // Open MPI's variable first, then MPICH's, then Slurm's (srun starting mpirun's ranks sets both).
+  CHECK(choice_with(cpu_and_four_gpus, "local-rank", {"1", "2", "3"}) == 2);
+  CHECK(choice_with(cpu_and_four_gpus, "local-rank", {nullptr, "2", "3"}) == 4);
+  CHECK(choice_with(cpu_and_four_gpus, "local-rank", {nullptr, nullptr, "3"}) == 5);
+  CHECK(choice_with(cpu_and_four_gpus, "local-rank", {"", "", "3"}) == 5);  // empty is unset
+  // No variable: rank 0, the first GPU.
+  CHECK(choice_with(cpu_and_four_gpus, "local-rank", {}) == 1);
+  CHECK(tilegemm::detail::local_rank({}) == 0);
+  CHECK(tilegemm::detail::local_rank({"007", nullptr, nullptr}) == 7);
+  // One GPU: every rank on it.
+  CHECK(choice_with(pocl_then_h200, "local-rank", open_mpi_rank("0")) == 1);
+  CHECK(choice_with(pocl_then_h200, "local-rank", open_mpi_rank("3")) == 1);
+}
+
+TEST_CASE("local-rank without a GPU goes round every device, so that ranks on a CPU-only machine run", "[unit]") {
+  const std::vector<DeviceEntry> cpu_and_accelerator = {
+      described("Portable Computing Language", "pthread-haswell-AMD EPYC", CL_DEVICE_TYPE_CPU),
+      described("Intel(R) FPGA Emulation Platform for OpenCL(TM)", "Intel(R) FPGA Emulation Device",
+                CL_DEVICE_TYPE_ACCELERATOR),
+  };
+  for (const auto& [rank, expected] :
+       std::vector<std::pair<const char*, int>>{{"0", 0}, {"1", 1}, {"2", 0}, {"3", 1}}) {
+    INFO("local rank " << rank);
+    CHECK(choice_with(cpu_and_accelerator, "local-rank", open_mpi_rank(rank)) == expected);
+  }
+  const std::vector<DeviceEntry> one_cpu = {
+      described("Portable Computing Language", "pthread-haswell-AMD EPYC", CL_DEVICE_TYPE_CPU),
+  };
+  for (const char* rank : {"0", "1", "2", "3"}) CHECK(choice_with(one_cpu, "local-rank", open_mpi_rank(rank)) == 0);
+  CHECK(choice_with({}, "local-rank", open_mpi_rank("1")) == no_match);
+}
+
+TEST_CASE("local-rank with a rank variable that is not a number throws tilegemm::Error naming it and its value",
+          "[unit]") {
+  const std::pair<LocalRankVariables, std::string> cases[] = {
+      {{"x", nullptr, nullptr}, "OMPI_COMM_WORLD_LOCAL_RANK=\"x\""},
+      {{"-1", nullptr, nullptr}, "OMPI_COMM_WORLD_LOCAL_RANK=\"-1\""},
+      {{" 1", nullptr, nullptr}, "OMPI_COMM_WORLD_LOCAL_RANK=\" 1\""},
+      {{"1234567890", nullptr, nullptr}, "OMPI_COMM_WORLD_LOCAL_RANK=\"1234567890\""},
+      {{nullptr, "1.5", "0"}, "MPI_LOCALRANKID=\"1.5\""},  // the first one set is read, and it is wrong
+      {{nullptr, nullptr, "rank0"}, "SLURM_LOCALID=\"rank0\""},
+  };
+  for (const auto& [ranks, named] : cases) {
+    INFO(named);
+    const tilegemm::Error error = error_from([&] { choice_with(cpu_and_four_gpus, "local-rank", ranks); });
+    CHECK(error.code() == CL_INVALID_VALUE);
+    CHECK(std::string(error.what()) == "tilegemm: TILEGEMM_DEVICE=local-rank reads the local rank from " + named +
+                                           ", which is not a rank: expected a whole number 0, 1, 2, ... (mpirun and "
+                                           "srun set it; unset, the rank is 0)");
+  }
+  // Only local-rank reads them: other choices ignore a bad variable.
+  CHECK(choice_with(cpu_and_four_gpus, "gpu:1", open_mpi_rank("x")) == 2);
+  CHECK(choice_with(cpu_and_four_gpus, "cpu", open_mpi_rank("x")) == 0);
+}
+
+TEST_CASE("choose_device without local-rank's variables reads them from the environment", "[unit]") {
+  ScopedEnvironment open_mpi("OMPI_COMM_WORLD_LOCAL_RANK", "2");
+  ScopedEnvironment mpich("MPI_LOCALRANKID", nullptr);
+  ScopedEnvironment slurm("SLURM_LOCALID", "3");
+  CHECK(choice(cpu_and_four_gpus, "local-rank") == 4);
+  open_mpi.set(nullptr);
+  CHECK(choice(cpu_and_four_gpus, "local-rank") == 5);
+  mpich.set("5");
+  CHECK(choice(cpu_and_four_gpus, "local-rank") == 2);
+  slurm.set(nullptr);
+  mpich.set("not-a-rank");
+  CHECK(error_from([] { choice(cpu_and_four_gpus, "local-rank"); }).code() == CL_INVALID_VALUE);
+  mpich.set(nullptr);
+  CHECK(choice(cpu_and_four_gpus, "local-rank") == 1);
 }

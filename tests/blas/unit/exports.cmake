@@ -1,5 +1,6 @@
-# blas.exports: the dynamic symbols libtilegemm_blas.so defines are sgemm_, dgemm_, cblas_sgemm, cblas_dgemm and
-# every function blas.h declares, nothing more (run with -DNM=... -DLIBRARY=... -DHEADER=... -P).
+# blas.exports: the dynamic symbols libtilegemm_blas.so defines are sgemm_, dgemm_, cblas_sgemm, cblas_dgemm,
+# ScaLAPACK's pilaenv_ and every function blas.h declares, nothing more (run with -DNM=... -DLIBRARY=...
+# -DHEADER=... -P).
 execute_process(COMMAND ${NM} -D --defined-only ${LIBRARY} OUTPUT_VARIABLE listing RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "${NM} -D --defined-only ${LIBRARY} failed")
@@ -12,7 +13,7 @@ foreach(line ${lines})
 endforeach()
 file(READ ${HEADER} header)
 string(REGEX MATCHALL "tilegemm_blas_[a-z_]+\\(" declared "${header}")
-set(expected sgemm_ dgemm_ cblas_sgemm cblas_dgemm)
+set(expected sgemm_ dgemm_ cblas_sgemm cblas_dgemm pilaenv_)
 foreach(function ${declared})
   string(REPLACE "(" "" function "${function}")
   list(APPEND expected ${function})
