@@ -15,7 +15,7 @@ namespace tilegemm::detail::blas {
 // few dozen, or m of a few dozen) are bound by memory on both sides. Its rate falls with the smallest dimension
 // (OpenBLAS on 16 cores: 1.1 TFLOP/s in float at 4096^3, 0.4 at 8192 x 32 x 8192, whose bytes alone would take a
 // third of its time): measured at 32 and at 1024, interpolated between in log scale. The GPU is chosen when its
-// estimate is lower.
+// estimate is lower by more than the model's error (gpu_margin): a tie stays on the CPU.
 // Every constant is measured on this machine (calibration.cpp), none is a vendor's peak: the GPU's rate is a lower
 // bound (from a product that may itself be transfer-bound), which only matters far above the crossover, where the
 // GPU wins by a wide margin anyway.
@@ -68,9 +68,14 @@ inline double cpu_seconds(const CostModel& model, double m, double n, double k, 
   return std::max(product_flops(m, n, k) / cpu_flops_per_s(model, std::min({m, n, k})), bytes / model.cpu_bytes_per_s);
 }
 
+// How much faster the GPU's estimate must be for a call to go there. The same route's time moves by 10% and more
+// from call to call, and a GPU call that only ties takes pinned memory, a device and a bus that other ranks or
+// threads may share: so ties (ScaLAPACK's rank-32 panel updates, bound by moving C on both sides) stay on the CPU.
+inline constexpr double gpu_margin = 0.9;
+
 // The model's choice for a product it is asked about (not small, on a GPU tilegemm can run it on).
 inline bool gpu_is_faster(const CostModel& model, double m, double n, double k, double scalar_bytes) {
-  return gpu_seconds(model, m, n, k, scalar_bytes) < cpu_seconds(model, m, n, k, scalar_bytes);
+  return gpu_seconds(model, m, n, k, scalar_bytes) < gpu_margin * cpu_seconds(model, m, n, k, scalar_bytes);
 }
 
 // The constants from the calibration's timings (seconds, each the best of a few runs), for the calibration's shapes:

@@ -129,3 +129,19 @@ TEST_CASE("blas: a model with a missing or odd constant is not used", "[unit]") 
   model.cpu_narrow_flops_per_s = 0;
   CHECK_FALSE(model.valid());
 }
+
+TEST_CASE("blas: the GPU must win by more than the model's error; a tie stays on the CPU", "[unit]") {
+  // A square double product at 2048 in h200_like, the CPU bound by its flops alone: find the CPU rate at which the two
+  // estimates meet, then move it.
+  CostModel model = h200_like();
+  model.cpu_bytes_per_s = 1e15;
+  const double n = 2048, flops = product_flops(n, n, n);
+  const double gpu = gpu_seconds(model, n, n, n, 8);
+  model.cpu_flops_per_s = flops / gpu;  // the CPU's estimate equals the GPU's
+  REQUIRE(near(cpu_seconds(model, n, n, n, 8), gpu));
+  CHECK_FALSE(gpu_is_faster(model, n, n, n, 8));
+  model.cpu_flops_per_s = flops / (gpu / (gpu_margin + 0.02));  // the GPU 8% faster: still a tie
+  CHECK_FALSE(gpu_is_faster(model, n, n, n, 8));
+  model.cpu_flops_per_s = flops / (gpu / (gpu_margin - 0.02));  // the GPU 12% faster: the GPU
+  CHECK(gpu_is_faster(model, n, n, n, 8));
+}
