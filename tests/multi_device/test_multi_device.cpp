@@ -2,6 +2,7 @@
 // over one device beyond its memory: every transpose, edge tiles, alpha and beta, C sharing A's memory, devices that
 // fail, against a double-precision reference with the memory around C untouched.
 #include <Eigen/Dense>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -363,4 +364,55 @@ TEMPLATE_TEST_CASE("several devices: larger products, many tiles", "[multi_devic
     for (const bool tb : {false, true})
       check_product<S>(devices(3), ta, tb, 397, 301, 263, random_scalar<S>(), random_scalar<S>());
   }
+}
+
+// Run by the ctest entries multi_device_tilegemm_devices_all and _nonsense (tests/multi_device/CMakeLists.txt), which
+// set TILEGEMM_DEVICES; without it there is nothing to check.
+TEMPLATE_TEST_CASE("TILEGEMM_DEVICES: the calls without a queue go over the devices it names",
+                   "[multi_device][tilegemm_devices]", float, double) {
+  using S = TestType;
+  const char* spec = std::getenv("TILEGEMM_DEVICES");
+  if (spec == nullptr) {
+    SUCCEED("TILEGEMM_DEVICES is not set");
+    return;
+  }
+  const Index m = 37, n = 29, k = 61;
+  const Matrix<S> a = random_matrix<S>(m, k), b = random_matrix<S>(k, n);
+  Matrix<S> c = random_matrix<S>(m, n);
+  const Matrix<S> c0 = c;
+  const S alpha = random_scalar<S>(), beta = random_scalar<S>();
+  const auto call = [&] {
+    tilegemm::gemm<S>(Transpose::no, Transpose::no, m, n, k, alpha, a.data(), m, b.data(), k, beta, c.data(), m);
+  };
+  if (std::string(spec) != "all") {  // nonsense: every call without a queue says what is wrong, and C is untouched
+    const auto says = MESSAGE_CONTAINS("TILEGEMM_DEVICES=\"" + std::string(spec) + "\"");
+    CHECK_THROWS_WITH(call(), says);
+    CHECK_THROWS_WITH(tilegemm::gemm_async<S>(Transpose::no, Transpose::no, m, n, k, alpha, a.data(), m, b.data(), k,
+                                              beta, c.data(), m)
+                          .get(),
+                      says);
+    CHECK_THROWS_WITH(c = tilegemm::gpu_gemm(a, b), says);
+    CHECK(c == c0);
+    return;
+  }
+  // all: CI's device(s); a memory too small for the product makes the calls tile it, which shows they went the list's
+  // way.
+  const std::vector<cl::CommandQueue> queues = tilegemm::default_queues();
+  CHECK(!queues.empty());
+  MultiDeviceSettings settings = small_tiles();
+  settings.memory_bytes = 4096 * sizeof(S);
+  const ScopedMultiDevice tiles(settings);
+  tilegemm::detail::last_multi_device_profile() = {};
+  call();
+  CHECK(compare_with_reference<S>(c, alpha, a, b, beta, c0) == "");
+  CHECK(tilegemm::detail::last_multi_device_profile().tiles > 1);
+  CHECK(tilegemm::detail::last_multi_device_profile().devices.size() == queues.size());
+  Matrix<S> d = c0;
+  tilegemm::gemm_async<S>(Transpose::no, Transpose::no, m, n, k, alpha, a.data(), m, b.data(), k, beta, d.data(), m)
+      .get();
+  CHECK(compare_with_reference<S>(d, alpha, a, b, beta, c0) == "");
+  tilegemm::detail::last_multi_device_profile() = {};
+  const Matrix<S> e = tilegemm::gpu_gemm(a, b);
+  CHECK(compare_with_reference<S>(e, 1, a, b, 0, e) == "");
+  CHECK(tilegemm::detail::last_multi_device_profile().tiles > 1);
 }

@@ -230,7 +230,10 @@ TILEGEMM_ENTRY void tiled_product(const std::vector<cl::CommandQueue>& queues, c
   };
   {
     std::vector<std::thread> threads;
-    for (std::size_t d = 1; d < devices; ++d) threads.emplace_back(serve, d);
+    try {
+      for (std::size_t d = 1; d < devices; ++d) threads.emplace_back(serve, d);
+    } catch (...) {  // no thread for the rest of the devices: those that have one share the tiles
+    }
     serve(0);
     for (std::thread& thread : threads) thread.join();
   }

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdlib>
+#include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,21 +84,22 @@ TILEGEMM_ENTRY std::vector<cl::CommandQueue> default_queues() {
     std::vector<cl::CommandQueue> queues;
     std::exception_ptr failure;
   };
-  static const Chosen chosen = [] {
-    Chosen result;
+  // Leaked on purpose, like the queues (queue.hpp): released at exit, they might outlive the driver.
+  static const Chosen* chosen = [] {
+    auto* result = new Chosen;
     const char* spec = std::getenv("TILEGEMM_DEVICES");
     if (spec == nullptr || *spec == '\0') return result;
     try {
       const std::vector<DeviceEntry> entries = list_devices();
       for (const std::size_t index : detail::parse_device_list(entries, spec))
-        result.queues.push_back(queue_for(entries[index].device));
+        result->queues.push_back(queue_for(entries[index].device));
     } catch (...) {
-      result.failure = std::current_exception();
+      result->failure = std::current_exception();
     }
     return result;
   }();
-  if (chosen.failure) std::rethrow_exception(chosen.failure);
-  return chosen.queues;
+  if (chosen->failure) std::rethrow_exception(chosen->failure);
+  return chosen->queues;
 }
 #endif
 
