@@ -114,6 +114,8 @@ int main(int argc, char** argv) try {
       "out of core N = %6lld: %10.1f ms, %6.2f TFLOP/s, sampled error %.2g of the bound; %zu tiles x %zu slices, "
       "%.1f GB/s host memory\n",
       beyond, tiled.ms, tiled.tflops, tiled.worst, profile.tiles, profile.slices, profile.bytes / tiled.ms * 1e-6);
+  if (profile.tiles == 0)
+    std::printf("warning: the product at N = %lld fit the device whole: it was not tiled\n", beyond);
   std::printf("summary: out-of-core float N=%lld %.2f TFLOP/s, in-memory N=%lld %.2f TFLOP/s, ratio %.3f\n", beyond,
               tiled.tflops, fits, whole.tflops, tiled.tflops / whole.tflops);
   return whole.worst <= 1 && tiled.worst <= 1 ? EXIT_SUCCESS : EXIT_FAILURE;
