@@ -29,6 +29,17 @@ for precision in float double; do
     done
   done
 done
+  # The balance against each tile's start: 2 GPUs with 1 and 2 tiles a device (the rule takes 3), at the smaller N.
+  if [ "$lists" = "0 0,1" ]; then
+    for precision in float double; do
+      for per in 1 2; do
+        log="$out/host-$precision-16384-0_1-$per-a-device.txt"
+        TILEGEMM_TILES_PER_DEVICE=$per TILEGEMM_DEVICES=0,1 "$build/benchmarks/benchmark" --host --precision "$precision" \
+          --sizes 16384 --repeats 3 --eigen-max 0 --csv "$out/host.csv" >"$log" 2>&1 || { echo "failed: $log" >&2; exit 1; }
+        grep -E 'gpu_gemm\(A, B\), host to host' "$log" | sed "s/^/$precision 16384 2 GPUs, $per tiles a device: /" || true
+      done
+    done
+  fi
 # summary: host PRECISION N DEVICES devices MS ms GBPS GB/s
 awk '$1 == "summary:" && $2 == "host" {
        key = $3 " N=" $4; ms[key, $5] = $7; gb[key, $5] = $9; keys[key] = 1

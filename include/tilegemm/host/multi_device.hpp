@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -50,9 +51,25 @@ struct MultiDeviceSettings {
   TileRule rule;
   unsigned long long memory_bytes = 0;
   std::vector<InjectedTileFailure> failures;
+
+  // The innermost ScopedMultiDevice's, else the rule's defaults but for TILEGEMM_TILES_PER_DEVICE (1 to 64, a
+  // measurement switch to time the balance against each tile's start on a GPU; read once per process).
+  static MultiDeviceSettings defaults();
 };
 struct MultiDeviceTag {};
 using ScopedMultiDevice = ScopedDefault<MultiDeviceSettings, MultiDeviceTag>;
+
+inline MultiDeviceSettings MultiDeviceSettings::defaults() {
+  if (const MultiDeviceSettings* scoped = ScopedMultiDevice::current()) return *scoped;
+  static const std::size_t per_device = [] {
+    const char* text = std::getenv("TILEGEMM_TILES_PER_DEVICE");
+    const long wanted = text ? std::strtol(text, nullptr, 10) : 0;
+    return wanted >= 1 && wanted <= 64 ? static_cast<std::size_t>(wanted) : TileRule{}.tiles_per_device;
+  }();
+  MultiDeviceSettings settings;
+  settings.rule.tiles_per_device = per_device;
+  return settings;
+}
 
 // Where the last tiled call of this thread went: its tiles and K's slices, and per device (in the call's order) the
 // tiles it finished and the milliseconds it spent on tiles, and its failure if it had one.
@@ -311,8 +328,7 @@ TILEGEMM_ENTRY Pending<void> listed_host_gemm(const std::vector<cl::CommandQueue
     HostOptions host = HostOptions::defaults();
     host.call_options = CallOptions::defaults();
     host.fail_after_parts = -1;  // tests inject failures per device (MultiDeviceSettings)
-    const MultiDeviceSettings settings =
-        ScopedMultiDevice::current() ? *ScopedMultiDevice::current() : MultiDeviceSettings{};
+    const MultiDeviceSettings settings = MultiDeviceSettings::defaults();
     if (queues.size() == 1) {
       const CallContext call =
           translate_cl_errors([&] { return naming(function, [&] { return CallContext::of(queues[0]); }); });
@@ -366,8 +382,7 @@ TILEGEMM_ENTRY Pending<void> listed_on_own_thread(const std::vector<cl::CommandQ
     // The caller's scoped settings, for the thread (they are thread-locals of the caller's).
     const CallOptions call_options = CallOptions::defaults();
     const HostOptions host = HostOptions::defaults();
-    const MultiDeviceSettings settings =
-        ScopedMultiDevice::current() ? *ScopedMultiDevice::current() : MultiDeviceSettings{};
+    const MultiDeviceSettings settings = MultiDeviceSettings::defaults();
     std::thread([queues, config, function, p, done, outcome, call_options, host, settings]() mutable {
       cl_int end = CL_COMPLETE;
       try {
