@@ -3,8 +3,6 @@
 #pragma once
 
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdlib>
 #include <exception>
@@ -13,7 +11,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "../config/linkage.hpp"
@@ -31,6 +28,11 @@
 #include "partial_write.hpp"
 #include "pending.hpp"
 #include "tile_plan.hpp"
+#if TILEGEMM_ENTRY_BODIES || defined(TILEGEMM_INTERNALS)  // what the entries' bodies alone need (config/linkage.hpp)
+#include <chrono>
+#include <condition_variable>
+#include <thread>
+#endif
 
 namespace tilegemm {
 namespace detail {
