@@ -1,5 +1,5 @@
 // buffers: tilegemm::gemm on cl::Buffers you own, without Eigen: a transposed A, and C as a block of a larger matrix;
-// then the same product straight from host pointers.
+// then the same product straight from host pointers, on the queue and on a list of queues (one device each).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -78,13 +78,17 @@ int main(int argc, char** argv) try {
   std::vector<float> c_pointers = c_before;
   tilegemm::gemm<float>(queue, tilegemm::Transpose::yes, tilegemm::Transpose::no, m, n, k, alpha, a_host.data(), lda,
                         b_host.data(), ldb, beta, c_pointers.data() + c_offset, ldc);
+  // And over a list of queues, a device each (here just this one): C's tiles shared out among the devices.
+  std::vector<float> c_listed = c_before;
+  tilegemm::gemm<float>(std::vector<cl::CommandQueue>{queue}, tilegemm::Transpose::yes, tilegemm::Transpose::no, m, n,
+                        k, alpha, a_host.data(), lda, b_host.data(), ldb, beta, c_listed.data() + c_offset, ldc);
   std::printf(
       "product:     C = %g * A * B + %g * C: A (%lldx%lld) stored row-major, so passed transposed; C a\n"
       "             %lldx%lld block at row %lld, column %lld of a %lldx%lld matrix (ld %lld, offset %lld)\n",
       alpha, beta, m, k, m, n, c_row, c_col, ldc, big_cols, ldc, c_offset);
 
   // The same product by a plain loop in double precision, and the largest error relative to the largest entry, of
-  // both results.
+  // every result.
   double worst_error = 0, largest = 0;
   for (long long j = 0; j < n; ++j) {
     for (long long i = 0; i < m; ++i) {
@@ -94,7 +98,7 @@ int main(int argc, char** argv) try {
       }
       const long long at = c_offset + i + j * ldc;
       const double expected = alpha * sum + beta * static_cast<double>(c_before[at]);
-      for (const float got : {c_host[at], c_pointers[at]}) {
+      for (const float got : {c_host[at], c_pointers[at], c_listed[at]}) {
         const double difference = std::abs(static_cast<double>(got) - expected);
         if (std::isnan(difference) || difference > worst_error) worst_error = difference;  // NaN: never written
       }
@@ -110,11 +114,12 @@ int main(int argc, char** argv) try {
       const bool inside = i >= c_row && i < c_row + m && j >= c_col && j < c_col + n;
       if (!inside && c_host[i + j * ldc] != c_before[i + j * ldc]) ++changed_outside;
       if (!inside && c_pointers[i + j * ldc] != c_before[i + j * ldc]) ++changed_outside;
+      if (!inside && c_listed[i + j * ldc] != c_before[i + j * ldc]) ++changed_outside;
     }
   }
 
   const bool ok = error <= 1e-4 && changed_outside == 0;
-  std::printf("max rel err: %.3g (both products, against a double-precision loop; at most 1e-4)\n", error);
+  std::printf("max rel err: %.3g (all three products, against a double-precision loop; at most 1e-4)\n", error);
   std::printf("outside C:   %lld entries changed (must be 0)\n", changed_outside);
   std::printf("%s\n", ok ? "ok" : "FAILED");
   return ok ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -85,10 +85,14 @@ int run_host_mode(const Options& options) {
     // tilegemm: C = gpu_gemm(A, B), and where the median call's time went.
     Matrix c;
     std::vector<tilegemm::detail::HostCallProfile> profiles(repeats);
+    std::vector<tilegemm::detail::MultiDeviceProfile> multi(repeats);
     std::vector<double> walls;
     const double host_ms = median_wall_ms(
         repeats, [&] { c = tilegemm::gpu_gemm(a, b); },
-        [&](int i) { profiles[i] = tilegemm::detail::last_host_call_profile(); });
+        [&](int i) {
+          profiles[i] = tilegemm::detail::last_host_call_profile();
+          multi[i] = tilegemm::detail::last_multi_device_profile();
+        });
     tilegemm::detail::HostCallProfile profile = profiles[repeats / 2];
     std::string split = "direct path (small product or CPU device)";
     if (profile.blocks > 0) {
@@ -101,6 +105,31 @@ int run_host_mode(const Options& options) {
                     profile.copy_out, parts - profile.wall);
       split = text;
     }
+    const std::vector<cl::CommandQueue> listed = tilegemm::default_queues();
+    if (!listed.empty() && multi[repeats / 2].tiles > 0) {
+      // Over the devices TILEGEMM_DEVICES names: per device the tiles it made and the time it spent on them, and the
+      // host memory bandwidth the call used (the bytes its tiles moved between host memory and the devices).
+      const tilegemm::detail::MultiDeviceProfile& shared = multi[repeats / 2];
+      char text[128];
+      std::snprintf(text, sizeof text,
+                    "%zu devices, %zu tiles x %zu slices of K, %.1f GB/s host memory:", shared.devices.size(),
+                    shared.tiles, shared.slices, shared.bytes / host_ms * 1e-6);
+      split = text;
+      for (std::size_t d = 0; d < shared.devices.size(); ++d) {
+        std::snprintf(text, sizeof text, " device %zu %d tiles, busy %.1f ms%s;", d, shared.devices[d].tiles,
+                      shared.devices[d].busy_ms, shared.devices[d].failure.empty() ? "" : " (failed)");
+        split += text;
+      }
+    }
+    // One line for benchmarks/multi_device/run.sh to read.
+    std::printf("summary: host %s %lld %zu devices %.3f ms %.1f GB/s\n",
+                std::is_same_v<Scalar, float> ? "float" : "double", shape.m, std::max<std::size_t>(listed.size(), 1),
+                host_ms,
+                (!listed.empty() && multi[repeats / 2].tiles > 0
+                     ? multi[repeats / 2].bytes
+                     : static_cast<double>(sizeof(Scalar)) *
+                           static_cast<double>(shape.m * shape.k + shape.k * shape.n + shape.m * shape.n)) /
+                    host_ms * 1e-6);
     row("tilegemm C = gpu_gemm(A, B), host to host", host_ms, check(c), profile.blocks > 0 ? &profile : nullptr, split);
     // A new matrix for every result, as `Matrix c = gpu_gemm(A, B)` in a loop makes: its first writes fault page by
     // page, where C = gpu_gemm(A, B) above writes into C's memory.

@@ -1,5 +1,5 @@
-// blas/gpu_gemm: the host floor's tilegemm::gemm on the caller's pointers; every exception becomes an outcome, so
-// that none crosses the C ABI.
+// blas/gpu_gemm: the host floor's tilegemm::gemm on the caller's pointers (the form without a queue: over the devices
+// TILEGEMM_DEVICES names where it is set); every exception becomes an outcome, so that none crosses the C ABI.
 #include "gpu_gemm.hpp"
 
 #include <exception>

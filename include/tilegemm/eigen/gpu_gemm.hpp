@@ -15,6 +15,7 @@
 #include "../gemm/gemm.hpp"
 #include "../host/host_gemm.hpp"
 #include "../runtime/call_context.hpp"
+#include "../runtime/device_list.hpp"
 #include "../runtime/disk_cache.hpp"
 #include "../runtime/error.hpp"
 #include "../runtime/opencl.hpp"
@@ -42,9 +43,10 @@ std::function<void(const Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>&)> hos
 // (`blocking`: C is written before it returns). A and B are read before it returns. A C without plain columns (an
 // inner stride) takes the product in a dense copy, written into it on the waiting thread; the rest (aliasing,
 // k = 0, the staged and direct paths) is the host floor's, host/host_gemm.hpp.
-template <class S, class A, class B, class C>
-Pending<void> multiply_host(const cl::CommandQueue& queue, const KernelDescription* config, const A& a, const B& b,
-                            C&& c, S alpha, S beta, bool blocking) {
+// `Queues` is a cl::CommandQueue or a std::vector of them (one product over several devices, host/multi_device.hpp).
+template <class S, class Queues, class A, class B, class C>
+Pending<void> multiply_host(const Queues& queue, const KernelDescription* config, const A& a, const B& b, C&& c,
+                            S alpha, S beta, bool blocking) {
   try {
     check_product_shapes(a.rows(), a.cols(), b.rows(), b.cols(), c.rows(), c.cols());
     if (c.size() == 0) return Pending<void>::enqueued_void(cl::Event());
@@ -98,11 +100,38 @@ void gpu_gemm(const cl::CommandQueue& queue, const Eigen::MatrixBase<DA>& a, con
       .get();
 }
 
-// The same on the device TILEGEMM_DEVICE chooses.
+// The same over the devices of `queues` (one queue each): C's tiles shared out among them as tilegemm::gemm on a list
+// of queues does (host/multi_device.hpp).
+template <class Config = AutoConfig, class DA, class DB, class DC>
+void gpu_gemm(const std::vector<cl::CommandQueue>& queues, const Eigen::MatrixBase<DA>& a,
+              const Eigen::MatrixBase<DB>& b, Eigen::MatrixBase<DC>& c, typename DA::Scalar alpha,
+              typename DA::Scalar beta) {
+  using Scalar = typename DA::Scalar;
+  detail::check_scalars<DA, DB>();
+  static_assert(std::is_same_v<Scalar, typename DC::Scalar>,
+                "tilegemm::gpu_gemm: C must have the scalar type of A and B.");
+  detail::require_writable<DC>();
+  detail::multiply_host(queues, detail::description_of<Config>(), a.derived(), b.derived(), c.derived(), alpha, beta,
+                        true)
+      .get();
+}
+template <class Config = AutoConfig, class DA, class DB, class DC>
+void gpu_gemm(const std::vector<cl::CommandQueue>& queues, const Eigen::MatrixBase<DA>& a,
+              const Eigen::MatrixBase<DB>& b, Eigen::MatrixBase<DC>&& c, typename DA::Scalar alpha,
+              typename DA::Scalar beta) {
+  gpu_gemm<Config>(queues, a, b, c, alpha, beta);
+}
+
+// The same on the devices TILEGEMM_DEVICES names, else on the one TILEGEMM_DEVICE chooses.
 template <class Config = AutoConfig, class DA, class DB, class DC>
 void gpu_gemm(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b, Eigen::MatrixBase<DC>& c,
               typename DA::Scalar alpha, typename DA::Scalar beta) {
-  gpu_gemm<Config>(default_queue(), a, b, c, alpha, beta);
+  const std::vector<cl::CommandQueue> queues = default_queues();
+  if (queues.empty()) {
+    gpu_gemm<Config>(default_queue(), a, b, c, alpha, beta);
+  } else {
+    gpu_gemm<Config>(queues, a, b, c, alpha, beta);
+  }
 }
 
 // Temporaries such as c.block(...) or c.col(j) as the destination.
@@ -114,7 +143,7 @@ void gpu_gemm(const cl::CommandQueue& queue, const Eigen::MatrixBase<DA>& a, con
 template <class Config = AutoConfig, class DA, class DB, class DC>
 void gpu_gemm(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b, Eigen::MatrixBase<DC>&& c,
               typename DA::Scalar alpha, typename DA::Scalar beta) {
-  gpu_gemm<Config>(default_queue(), a, b, c, alpha, beta);
+  gpu_gemm<Config>(a, b, c, alpha, beta);
 }
 
 // A read-only C (a const matrix, or a const reference to one) cannot take the result: a sentence, not a list of

@@ -4,7 +4,9 @@
 
 #include <Eigen/Core>
 #include <type_traits>
+#include <vector>
 
+#include "../runtime/device_list.hpp"
 #include "../runtime/huge_pages.hpp"
 #include "../runtime/opencl.hpp"
 #include "../runtime/queue.hpp"
@@ -45,6 +47,10 @@ class [[nodiscard]] GpuProduct : public Eigen::MatrixBase<GpuProduct<Config, DA,
   GpuProduct(const cl::CommandQueue& queue, const DA& a, const DB& b) : queue_(queue), a_(a), b_(b) {
     detail::check_product_shapes(a.rows(), a.cols(), b.rows(), b.cols());
   }
+  // Over the devices of `queues` (gpu_gemm on a list of queues).
+  GpuProduct(const std::vector<cl::CommandQueue>& queues, const DA& a, const DB& b) : queues_(queues), a_(a), b_(b) {
+    detail::check_product_shapes(a.rows(), a.cols(), b.rows(), b.cols());
+  }
 
   Eigen::Index rows() const { return a_.rows(); }
   Eigen::Index cols() const { return b_.cols(); }
@@ -74,7 +80,7 @@ class [[nodiscard]] GpuProduct : public Eigen::MatrixBase<GpuProduct<Config, DA,
       if (beta == Scalar(0) && reshaped && can_reshape) {
         PlainMatrix result(rows(), cols());
         detail::prefer_huge_pages(result.data(), static_cast<std::size_t>(result.size()) * sizeof(Scalar));
-        gpu_gemm<Config>(queue_, a_, b_, result, alpha, beta);
+        in_place(result, alpha, beta);
         if constexpr (std::is_same_v<Dest, PlainMatrix>) {
           dst.swap(result);
         } else {
@@ -83,11 +89,21 @@ class [[nodiscard]] GpuProduct : public Eigen::MatrixBase<GpuProduct<Config, DA,
         return;
       }
     }
-    gpu_gemm<Config>(queue_, a_, b_, dst, alpha, beta);
+    in_place(dst, alpha, beta);
   }
 
  private:
+  template <class Dest>
+  void in_place(Dest& dst, Scalar alpha, Scalar beta) const {
+    if (queues_.empty()) {
+      gpu_gemm<Config>(queue_, a_, b_, dst, alpha, beta);
+    } else {
+      gpu_gemm<Config>(queues_, a_, b_, dst, alpha, beta);
+    }
+  }
+
   cl::CommandQueue queue_;
+  std::vector<cl::CommandQueue> queues_;  // not empty: over these devices
   typename Eigen::internal::ref_selector<DA>::type a_;
   typename Eigen::internal::ref_selector<DB>::type b_;
 };
@@ -144,10 +160,22 @@ GpuProduct<Config, DA, DB> gpu_gemm(const cl::CommandQueue& queue, const Eigen::
   return GpuProduct<Config, DA, DB>(queue, a.derived(), b.derived());
 }
 
-// The product a * b on the device TILEGEMM_DEVICE chooses: write C = tilegemm::gpu_gemm(A, B) for C = A * B.
+// The product a * b over the devices of `queues`: C = tilegemm::gpu_gemm(queues, A, B) (host/multi_device.hpp).
+template <class Config = AutoConfig, class DA, class DB>
+GpuProduct<Config, DA, DB> gpu_gemm(const std::vector<cl::CommandQueue>& queues, const Eigen::MatrixBase<DA>& a,
+                                    const Eigen::MatrixBase<DB>& b) {
+  detail::check_scalars<DA, DB>();
+  (void)detail::description_of<Config>();
+  return GpuProduct<Config, DA, DB>(queues, a.derived(), b.derived());
+}
+
+// The product a * b on the devices TILEGEMM_DEVICES names, else the one TILEGEMM_DEVICE chooses: write C =
+// tilegemm::gpu_gemm(A, B) for C = A * B.
 template <class Config = AutoConfig, class DA, class DB>
 GpuProduct<Config, DA, DB> gpu_gemm(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b) {
-  return gpu_gemm<Config>(default_queue(), a, b);
+  const std::vector<cl::CommandQueue> queues = default_queues();
+  if (queues.empty()) return gpu_gemm<Config>(default_queue(), a, b);
+  return gpu_gemm<Config>(queues, a, b);
 }
 
 }  // namespace tilegemm

@@ -241,7 +241,8 @@ TILEGEMM_ENTRY Pending<void> host_product(const cl::CommandQueue& queue, const K
     if (blocking) done.wait();
     return done;
   }
-  const CallContext call = CallContext::of(queue);
+  const CallContext call =
+      options.call_options ? CallContext::of(queue, *options.call_options) : CallContext::of(queue);
   for (const auto& [name, rows, cols] :
        {std::tuple{"A", p.a.rows, p.a.cols}, std::tuple{"B", p.b.rows, p.b.cols}, std::tuple{"C", c.rows, c.cols}}) {
     require_dense_copy_fits(call.limits, function, name, rows, cols, size);
@@ -365,12 +366,6 @@ void gemm(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, l
                     true)
       .get();
 }
-template <class Scalar, class Config = AutoConfig>
-void gemm(Transpose trans_a, Transpose trans_b, long long m, long long n, long long k, detail::identity_t<Scalar> alpha,
-          const Scalar* a, long long lda, const Scalar* b, long long ldb, detail::identity_t<Scalar> beta, Scalar* c,
-          long long ldc) {
-  gemm<Scalar, Config>(default_queue(), trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
 
 // The same without waiting: returns at once; C is written when the handle completes (wait() or get()). Large
 // products on GPUs (the staged path) run on a host thread of their own that reads A and B while it multiplies: A, B
@@ -394,11 +389,7 @@ Pending<void> gemm_async(const cl::CommandQueue& queue, Transpose trans_a, Trans
   }
   return detail::host_gemm(queue, detail::description_of<Config>(), "tilegemm::gemm_async", p, false, true);
 }
-template <class Scalar, class Config = AutoConfig>
-Pending<void> gemm_async(Transpose trans_a, Transpose trans_b, long long m, long long n, long long k,
-                         detail::identity_t<Scalar> alpha, const Scalar* a, long long lda, const Scalar* b,
-                         long long ldb, detail::identity_t<Scalar> beta, Scalar* c, long long ldc) {
-  return gemm_async<Scalar, Config>(default_queue(), trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
-
 }  // namespace tilegemm
+
+// The forms on several queues, and those without a queue (on TILEGEMM_DEVICES's devices, else TILEGEMM_DEVICE's).
+#include "multi_device.hpp"

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "../config/linkage.hpp"
@@ -47,6 +48,9 @@ struct HostOptions {
   // The caller keeps A, B and C alive and unchanged until the call's handle completes (tilegemm::gemm_async): a call
   // that does not block runs the staged path on a host thread of its own and returns at once.
   bool staged_on_own_thread = false;
+  // The call's options where it runs on a thread other than its caller's (a device's thread of a product over several
+  // devices, host/multi_device.hpp): read there, CallOptions::defaults() would miss the caller's scoped settings.
+  std::optional<CallOptions> call_options;
 
   static HostOptions defaults() {
     HostOptions options;
