@@ -13,7 +13,8 @@ build=$1
 out=$2
 part=${3:-both}
 mkdir -p "$out"
-# RUN_SIZES and RUN_DEVICES change the sizes and the TILEGEMM_DEVICES lists (for a smoke run elsewhere).
+# RUN_SIZES and RUN_DEVICES change the sizes and the TILEGEMM_DEVICES lists: RUN_DEVICES="0 0,1 0,1,2,3" on 4 GPUs
+# (or a smoke run elsewhere).
 sizes=${RUN_SIZES:-16384 32768}
 lists=${RUN_DEVICES:-0 0,1}
 if [ "$part" != out-of-core ]; then
@@ -46,9 +47,10 @@ awk '$1 == "summary:" && $2 == "host" {
      }
      END {
        for (key in keys)
-         if ((key, 1) in ms && (key, 2) in ms)
-           printf "summary: %s host to host: 1 GPU %.1f ms (%.1f GB/s host memory), 2 GPUs %.1f ms (%.1f GB/s), %.2fx\n",
-                  key, ms[key, 1], gb[key, 1], ms[key, 2], gb[key, 2], ms[key, 1] / ms[key, 2]
+         for (d = 2; d <= 16; ++d)
+           if ((key, 1) in ms && (key, d) in ms)
+             printf "summary: %s host to host: 1 GPU %.1f ms (%.1f GB/s host memory), %d GPUs %.1f ms (%.1f GB/s), %.2fx\n",
+                    key, ms[key, 1], gb[key, 1], d, ms[key, d], gb[key, d], ms[key, 1] / ms[key, d]
      }' "$out/summaries.txt" | sort
 fi
 [ "$part" = host ] && exit 0

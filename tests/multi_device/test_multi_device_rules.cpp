@@ -3,6 +3,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <tilegemm/host/multi_device.hpp>
 #include <tilegemm/host/tile_plan.hpp>
 #include <tilegemm/runtime/device_list.hpp>
 #include <vector>
@@ -161,4 +162,28 @@ TEST_CASE("tiling: a product beyond a device's room is cut into tiles, then K in
   room.bytes = 64;
   const TilePlan smallest = plan_tiles(20, 20, 20, 2, 8, room, rule);
   CHECK(covers(smallest) == "");
+}
+
+TEST_CASE("out-of-core: a device's room, and which products one queue takes whole", "[unit][multi_device]") {
+  using tilegemm::detail::RawProduct;
+  tilegemm::detail::DeviceLimits limits;
+  limits.global_memory_bytes = 80ull << 30;
+  limits.max_alloc_bytes = 20ull << 30;
+  const TileRoom room = tilegemm::detail::tile_room(limits, 0);
+  CHECK(room.bytes == 60ull << 30);  // 3/4 of the memory
+  CHECK(room.max_buffer == 20ull << 30);
+  CHECK(room.max_elements == 2147483647ull);
+  CHECK(tilegemm::detail::tile_room(limits, 4096).bytes == 3072);  // the settings' memory in place of the device's
+  const auto square = [](long long n) {
+    RawProduct p;
+    p.a = {nullptr, n, n, n, false, 4};
+    p.b = {nullptr, n, n, n, false, 4};
+    p.c = {nullptr, n, n, n, false, 4};
+    return p;
+  };
+  CHECK(tilegemm::detail::whole_product_fits(square(46080), room));
+  CHECK(!tilegemm::detail::whole_product_fits(square(46341), room));  // past 32-bit indices
+  limits.global_memory_bytes = 16ull << 30;
+  CHECK(!tilegemm::detail::whole_product_fits(square(40000), tilegemm::detail::tile_room(limits, 0)));  // 17.9 GiB
+  CHECK(tilegemm::detail::whole_product_fits(square(30000), tilegemm::detail::tile_room(limits, 0)));   // 10 GiB
 }

@@ -170,6 +170,7 @@ TILEGEMM_ENTRY void tiled_product(const std::vector<cl::CommandQueue>& queues, c
     std::vector<std::exception_ptr> failures;
   } state;
   state.failures.resize(devices);
+  state.given_back.reserve(devices);  // a device gives back at most one tile: pushing it back cannot throw
   std::vector<DeviceShare> shares(devices);
 
   const auto make_tile = [&](std::size_t device, std::size_t t, int injected, std::vector<char>& copy) {
