@@ -36,78 +36,80 @@ class HostThreads {
   std::size_t count() const { return workers_.size() + 1; }  // the calling thread takes a part too
 
   // Runs part(i) for i in [0, parts) on the pool and the calling thread; returns when all have run, rethrowing the
-  // first exception. Calls from several threads take turns.
+  // first exception. Calls from several threads (one per device of a product over several) run at once: the workers
+  // take parts from the oldest job with parts left, and each caller works on its own job, so none waits for another's.
   void run(std::size_t parts, const std::function<void(std::size_t)>& part) {
     if (parts == 0) return;
-    std::lock_guard<std::mutex> one_job(job_mutex_);
+    Job job(&part, parts);
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      part_ = &part;
-      parts_ = parts;
-      next_ = 0;
-      unfinished_ = parts;
-      failure_ = nullptr;
-      ++generation_;
+      waiting_.push_back(&job);
     }
     wake_.notify_all();
-    work();
+    for (;;) {  // the caller's own parts, while any is left
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (job.next >= job.parts) break;
+      const std::size_t index = take(job);
+      lock.unlock();
+      run_part(job, index);
+    }
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return unfinished_ == 0; });
-    part_ = nullptr;
-    if (failure_) std::rethrow_exception(failure_);
+    done_.wait(lock, [&] { return job.unfinished == 0; });
+    if (job.failure) std::rethrow_exception(job.failure);
   }
 
  private:
+  // One call of run(): its parts, the next one to hand out, those not finished, the first failure.
+  struct Job {
+    Job(const std::function<void(std::size_t)>* part_, std::size_t parts_)
+        : part(part_), parts(parts_), unfinished(parts_) {}
+    const std::function<void(std::size_t)>* part;
+    std::size_t parts;
+    std::size_t next = 0;
+    std::size_t unfinished;
+    std::exception_ptr failure;
+  };
+
   explicit HostThreads(unsigned threads) {
     for (unsigned t = 1; t < threads; ++t) workers_.emplace_back([this] { serve(); });
     for (std::thread& worker : workers_) worker.detach();
   }
 
-  // Takes parts until none is left.
-  void work() {
-    for (;;) {
-      std::size_t index = 0;
-      const std::function<void(std::size_t)>* part = nullptr;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (part_ == nullptr || next_ >= parts_) return;
-        index = next_++;
-        part = part_;
-      }
-      std::exception_ptr failure;
-      try {
-        (*part)(index);
-      } catch (...) {
-        failure = std::current_exception();
-      }
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (failure && !failure_) failure_ = failure;
-      if (--unfinished_ == 0) done_.notify_all();
-    }
+  // The next part of `job` (under mutex_); a job whose last part is handed out leaves the waiting list.
+  std::size_t take(Job& job) {
+    const std::size_t index = job.next++;
+    if (job.next == job.parts) waiting_.erase(std::find(waiting_.begin(), waiting_.end(), &job));
+    return index;
   }
 
+  void run_part(Job& job, std::size_t index) {
+    std::exception_ptr failure;
+    try {
+      (*job.part)(index);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (failure && !job.failure) job.failure = failure;
+    if (--job.unfinished == 0) done_.notify_all();
+  }
+
+  // A worker: parts of the oldest waiting job, for ever.
   void serve() {
-    std::size_t seen = 0;
     for (;;) {
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
-      }
-      work();
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return !waiting_.empty(); });
+      Job& job = *waiting_.front();
+      const std::size_t index = take(job);
+      lock.unlock();
+      run_part(job, index);
     }
   }
 
-  std::mutex job_mutex_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable done_;
-  const std::function<void(std::size_t)>* part_ = nullptr;
-  std::size_t parts_ = 0;
-  std::size_t next_ = 0;
-  std::size_t unfinished_ = 0;
-  std::size_t generation_ = 0;
-  std::exception_ptr failure_;
+  std::vector<Job*> waiting_;  // jobs with parts not yet handed out, oldest first
   std::vector<std::thread> workers_;
 };
 
