@@ -2,6 +2,8 @@
 // device, source) and shared by all threads; and their kernel objects, lent to one call at a time.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <future>
@@ -218,24 +220,46 @@ class ProgramCache final : public detail::ContextResources {
     return built;
   }
 
+  // Programs are made and built through OpenCL's C API: CLHPP's Sources, Binaries and build(devices) (which asks for
+  // every device's build log at each build) were code that every header-only file compiled again.
   static cl::Program build(const cl::Context& context, const cl::Device& device, const detail::ProgramText& text) {
+    std::array<const char*, detail::ProgramText::max_sources> strings{};
+    std::array<std::size_t, detail::ProgramText::max_sources> lengths{};
+    for (std::size_t i = 0; i < text.count; ++i) {
+      strings[i] = text.sources[i].data();
+      lengths[i] = text.sources[i].size();
+    }
     cl_int status = CL_SUCCESS;
-    cl::Program::Sources sources;
-    for (std::size_t i = 0; i < text.count; ++i) sources.emplace_back(text.sources[i]);
-    cl::Program program(context, sources, &status);
+    const cl::Program program(clCreateProgramWithSource(context(), static_cast<cl_uint>(text.count), strings.data(),
+                                                        lengths.data(), &status));
     detail::check(status, "clCreateProgramWithSource");
-    status = detail::status_of([&] { return program.build(std::vector<cl::Device>{device}, detail::build_options); });
+    const cl_device_id id = device();
+    status = clBuildProgram(program(), 1, &id, detail::build_options, nullptr, nullptr);
     if (status != CL_SUCCESS) throw build_failure(program, device, text, status, "");
     return text.needs_sm90a ? built_for_sm90a(context, device, program, text) : program;
+  }
+
+  // The binary of a program made for one device; nullopt for a program of several devices.
+  static std::optional<std::string> only_binary(const cl::Program& program) {
+    cl_uint count = 0;
+    detail::check(clGetProgramInfo(program(), CL_PROGRAM_NUM_DEVICES, sizeof count, &count, nullptr),
+                  "clGetProgramInfo(CL_PROGRAM_NUM_DEVICES)");
+    if (count != 1) return std::nullopt;
+    std::size_t size = 0;
+    detail::check(clGetProgramInfo(program(), CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr),
+                  "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)");
+    std::string binary(size, '\0');
+    unsigned char* into = reinterpret_cast<unsigned char*>(binary.data());
+    detail::check(clGetProgramInfo(program(), CL_PROGRAM_BINARIES, sizeof into, &into, nullptr),
+                  "clGetProgramInfo(CL_PROGRAM_BINARIES)");
+    return binary;
   }
 
   // The program again, from the PTX its build handed back, retargeted to sm_90a (runtime/sm90a_ptx.hpp).
   static cl::Program built_for_sm90a(const cl::Context& context, const cl::Device& device, const cl::Program& program,
                                      const detail::ProgramText& text) {
-    std::vector<std::vector<unsigned char>> binaries;
-    detail::check(program.getInfo(CL_PROGRAM_BINARIES, &binaries), "clGetProgramInfo(CL_PROGRAM_BINARIES)");
-    const std::optional<std::string> ptx =
-        binaries.size() == 1 ? detail::sm90a_ptx(std::string(binaries[0].begin(), binaries[0].end())) : std::nullopt;
+    const std::optional<std::string> binary = only_binary(program);
+    const std::optional<std::string> ptx = binary ? detail::sm90a_ptx(*binary) : std::nullopt;
     if (!ptx) {
       throw Error(CL_INVALID_BINARY, std::string("tilegemm: kernel ") + text.kernel_name +
                                          " needs wgmma (sm_90a), which tilegemm reaches by retargeting the PTX that "
@@ -243,20 +267,27 @@ class ProgramCache final : public detail::ContextResources {
                                          "back no such PTX. Use a configuration of another family, or AutoConfig.");
     }
     cl_int status = CL_SUCCESS;
-    cl::Program retargeted(context, {device},
-                           cl::Program::Binaries{std::vector<unsigned char>(ptx->begin(), ptx->end())}, nullptr,
-                           &status);
+    const cl_device_id id = device();
+    const unsigned char* bytes = reinterpret_cast<const unsigned char*>(ptx->data());
+    const std::size_t size = ptx->size();
+    const cl::Program retargeted(clCreateProgramWithBinary(context(), 1, &id, &size, &bytes, nullptr, &status));
     detail::check(status, "clCreateProgramWithBinary");
-    status =
-        detail::status_of([&] { return retargeted.build(std::vector<cl::Device>{device}, detail::build_options); });
+    status = clBuildProgram(retargeted(), 1, &id, detail::build_options, nullptr, nullptr);
     if (status != CL_SUCCESS) throw build_failure(retargeted, device, text, status, " (from its PTX for sm_90a)");
     return retargeted;
   }
 
   static Error build_failure(const cl::Program& program, const cl::Device& device, const detail::ProgramText& text,
                              cl_int status, const char* how) {
-    std::string log;
-    program.getBuildInfo(device, CL_PROGRAM_BUILD_LOG, &log);
+    std::string log;  // up to its NUL; empty where the driver gives none
+    std::size_t size = 0;
+    if (clGetProgramBuildInfo(program(), device(), CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) == CL_SUCCESS && size > 0) {
+      log.resize(size);
+      if (clGetProgramBuildInfo(program(), device(), CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr) != CL_SUCCESS) {
+        log.clear();
+      }
+      log.resize(std::min(log.size(), log.find('\0')));
+    }
     std::string name;
     device.getInfo(CL_DEVICE_NAME, &name);
     return Error(status, std::string("tilegemm: building the OpenCL program for kernel ") + text.kernel_name + how +

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -168,11 +167,14 @@ class ScratchPool final : public ContextResources {
   }
 
   // Moves the slots `which` selects into `dropped` (the caller frees them once it has let go of the lock).
+  // A loop rather than std::stable_partition, whose adaptive code every header-only file would compile again.
   template <class Which>
   void move_out(std::vector<Slot>& dropped, Which&& which) {
-    auto kept = std::stable_partition(slots_.begin(), slots_.end(), [&](const Slot& s) { return !which(s); });
-    std::move(kept, slots_.end(), std::back_inserter(dropped));
-    slots_.erase(kept, slots_.end());
+    std::vector<Slot> kept;
+    kept.reserve(slots_.size());
+    dropped.reserve(dropped.size() + slots_.size());  // no reallocation below: the moves cannot throw
+    for (Slot& slot : slots_) (which(slot) ? dropped : kept).push_back(std::move(slot));
+    slots_.swap(kept);
   }
 
   // Idle buffers not taken in the last idle_takes_limit takes.

@@ -106,10 +106,12 @@ class StoreAfterRun {
       std::lock_guard<std::mutex> lock(mutex_);
       running_.insert(running_.end(), std::make_move_iterator(running.begin()), std::make_move_iterator(running.end()));
       if (!idle && keep) return binaries;
-      const auto kept =
-          std::stable_partition(held_.begin(), held_.end(), [&](const Held& held) { return !which(held); });
-      std::move(kept, held_.end(), std::back_inserter(picked));
-      held_.erase(kept, held_.end());
+      // A loop rather than std::stable_partition, whose adaptive code every header-only file would compile again.
+      std::vector<Held> kept;
+      kept.reserve(held_.size());
+      picked.reserve(held_.size());  // no reallocation below: the moves cannot throw
+      for (Held& held : held_) (which(held) ? picked : kept).push_back(std::move(held));
+      held_.swap(kept);
       held_count_ = held_.size();
       ran_count_ = static_cast<std::size_t>(
           std::count_if(held_.begin(), held_.end(), [](const Held& held) { return held.ran; }));
