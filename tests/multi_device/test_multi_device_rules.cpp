@@ -108,14 +108,14 @@ TEST_CASE("tiling: one device takes one tile where the product fits", "[unit][mu
   CHECK(plan.slices() == 1);
 }
 
-TEST_CASE("tiling: several devices get several tiles each, a multiple of the devices, no side under the rule's",
+TEST_CASE("tiling: several devices get the rule's tiles each, a multiple of the devices, no side under the rule's",
           "[unit][multi_device]") {
   for (const std::size_t devices : {2, 3, 4}) {
     for (const std::size_t n : {16384, 32768, 20000}) {
       INFO(devices << " devices, N = " << n);
       const TilePlan plan = plan_tiles(n, n, n, devices, 4, TileRoom{}, TileRule{});
       CHECK(covers(plan) == "");
-      CHECK(plan.count() >= 3 * devices);
+      CHECK(plan.count() >= TileRule{}.tiles_per_device * devices);
       CHECK(plan.count() % devices == 0);
       CHECK(plan.slices() == 1);
       for (std::size_t t = 0; t < plan.count(); ++t) {
@@ -125,6 +125,12 @@ TEST_CASE("tiling: several devices get several tiles each, a multiple of the dev
       }
     }
   }
+  // Three a device where asked (TILEGEMM_TILES_PER_DEVICE=3): 2 x 3 tiles on 2 devices at 16384.
+  TileRule three;
+  three.tiles_per_device = 3;
+  const TilePlan six = plan_tiles(16384, 16384, 16384, 2, 4, TileRoom{}, three);
+  CHECK(six.count() == 6);
+  CHECK(covers(six) == "");
   // C too small for that many tiles of the rule's side: as many as fit, at least one.
   CHECK(plan_tiles(5000, 5000, 100, 2, 4, TileRoom{}, TileRule{}).count() == 1);
   CHECK(plan_tiles(9000, 5000, 100, 2, 4, TileRoom{}, TileRule{}).count() == 2);

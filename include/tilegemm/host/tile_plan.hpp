@@ -17,8 +17,10 @@ struct TileRule {
   // s / size flops a byte (1024 for float at 4096), what a GPU needs from a bus of tens of GB/s to stay busy.
   std::size_t min_side = 4096;
   // With several devices, C is cut into at least this many tiles a device (where the sides allow), a multiple of the
-  // devices where one is near, so that a slower device takes fewer and the last tile waits little.
-  std::size_t tiles_per_device = 3;
+  // devices where one is near. One: each tile uploads its own panels of A and B, so every tile more moves a panel
+  // more across a host memory the devices share (2 H200s, N = 16384: 1, 2 and 3 a device took 123, 141 and 168 ms in
+  // float); more tiles balance unequal devices better (TILEGEMM_TILES_PER_DEVICE).
+  std::size_t tiles_per_device = 1;
 };
 
 // One device's room: the bytes the dense copies of a tile's operands may take in all (a share of its memory: the
