@@ -229,7 +229,7 @@ TEST_CASE("prefetch 32x32x8_2x2 v1 batched", "[batched][prefetch][slow]") {
 TEST_CASE("default configuration batched (AutoConfig on this device)", "[batched][auto]") {
   check_batches<tilegemm::AutoConfig>();
 }
-TEST_CASE("default configuration batched as planned for GPUs (prefetch, whole small problems; small work-groups)",
+TEST_CASE("default configuration batched as planned for GPUs (prefetch, whole small problems, small work-groups)",
           "[batched][auto]") {
   {
     const tilegemm::detail::ScopedDeviceDescription described(tilegemm_fuzz::gpu_description(132));

@@ -876,7 +876,7 @@ TEMPLATE_TEST_CASE("degenerate shapes on the device follow BLAS: K = 0 gives bet
   CHECK(compare_with_reference<S>(scaled.to_host(), 0, Matrix<S>::Zero(m, 5), Matrix<S>::Zero(5, n), beta, c0) == "");
 }
 
-TEMPLATE_TEST_CASE("moving a DeviceMatrix moves its buffer handle; clone() copies",
+TEMPLATE_TEST_CASE("moving a DeviceMatrix moves its buffer handle, clone() copies",
                    "[device_matrix]" TILEGEMM_TEST_TIER, TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   static_assert(
@@ -1199,7 +1199,7 @@ TEMPLATE_TEST_CASE("a Pending dropped or assigned over without waiting completes
 // DeviceMatrix and by the calls that would make one; the host path, which waits on its own events, takes it in its
 // blocking and asynchronous forms.
 #ifndef TILEGEMM_TEST_DOUBLE
-TEST_CASE("an out-of-order queue is refused for device matrices, with a message saying so; host operands take it",
+TEST_CASE("an out-of-order queue is refused for device matrices, with a message saying so, host operands take it",
           "[device_matrix][errors]") {
   const cl::CommandQueue queue = tilegemm::default_queue();
   cl_int status = CL_SUCCESS;

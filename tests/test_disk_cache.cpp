@@ -90,7 +90,7 @@ TEST_CASE("a program's key names the library version, the device, the driver and
   CHECK(DiskCache::key_of(entry.device, other) != key);
 }
 
-TEST_CASE("gpu_gemm stores what it compiled; after release_resources, programs come from disk", "[disk_cache]") {
+TEST_CASE("gpu_gemm stores what it compiled, after release_resources, programs come from disk", "[disk_cache]") {
   const TemporaryFolder folder("disk-cache-test");
   const CacheAt cache(folder.path());
   Made made = programs_made_by([] { CHECK(naive_product() == ""); });
@@ -141,7 +141,7 @@ TEST_CASE("a program is stored right after its build, except on PoCL: there once
 }
 
 TEST_CASE(
-    "on PoCL no program is stored while a kernel waits to run; release_resources then lets it go unstored, and "
+    "on PoCL no program is stored while a kernel waits to run, release_resources then lets it go unstored, and "
     "stores it when idle",
     "[disk_cache]") {
   // Asking PoCL for a binary while a kernel of that program runs can abort the process: stores wait for idle.

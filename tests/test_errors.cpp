@@ -449,7 +449,7 @@ TEST_CASE("operands that are not read need no buffer (BLAS)", "[errors]") {
   }
 }
 
-TEST_CASE("C sharing memory with A or B is refused; disjoint parts of one buffer are not", "[errors]") {
+TEST_CASE("C sharing memory with A or B is refused, disjoint parts of one buffer are not", "[errors]") {
   const cl::CommandQueue queue = test_queue();
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
   // One 10 x 12 column-major matrix: A its rows 0-4, columns 0-6; B rows 0-6 of columns 7-11 (7 x 5); C various.

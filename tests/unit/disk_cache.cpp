@@ -151,7 +151,7 @@ TEST_CASE("two processes rewriting one file at once: every read sees a whole ent
 }
 // ======== A program's text in a file (TILEGEMM_SHOW_KERNELS, failed builds), no OpenCL ========
 
-TEST_CASE("a program's text file holds its pieces in order and is named by its key; a failure to write says why",
+TEST_CASE("a program's text file holds its pieces in order and is named by its key, a failure to write says why",
           "[unit]") {
   namespace detail = tilegemm::detail;
   const std::string first = "#define A 1\n", second = "// middle\n", third = "__kernel void k() {}\n";
