@@ -209,21 +209,27 @@ TEST_CASE("wide_types 16x16x16_4x1 v4 batched", "[batched][wide_types]") {
 TEST_CASE("register_blocking 64x64x16_4x4 v4 batched (vector loads)", "[batched][register_blocking]") {
   check_batches<tilegemm::VectorLoads<64, 64, 16, 4, 4, 4>>();
 }
-// Every layout in float; double, a program variant of each, only once (PoCL builds each in about a second).
+// Every layout in float; double, a program variant of each, only once (PoCL builds each in one to five seconds), in
+// the slow tier with test_families' double programs of this configuration.
 TEST_CASE("prefetch 64x64x16_4x4 v4 batched, every way of reading operands", "[batched][prefetch]") {
   for (EdgePolicy policy : {EdgePolicy::pack, EdgePolicy::vectors, EdgePolicy::elements}) {
     check_batches_in<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, float>(policy);
+  }
+}
+TEST_CASE("prefetch 64x64x16_4x4 v4 batched in double, every way of reading operands", "[batched][prefetch][slow]") {
+  for (EdgePolicy policy : {EdgePolicy::pack, EdgePolicy::vectors, EdgePolicy::elements}) {
     check_batches_in<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, double>(policy, {3});
   }
 }
-TEST_CASE("prefetch 32x32x8_2x2 v1 batched", "[batched][prefetch]") {
+// The slow tier's, as test_families' of this configuration.
+TEST_CASE("prefetch 32x32x8_2x2 v1 batched", "[batched][prefetch][slow]") {
   check_batches_in<tilegemm::Prefetch<32, 32, 8, 2, 2, 1>, float>(EdgePolicy::by_size, {0, 3});
   check_batches_in<tilegemm::Prefetch<32, 32, 8, 2, 2, 1>, double>(EdgePolicy::by_size, {1, 2});
 }
 TEST_CASE("default configuration batched (AutoConfig on this device)", "[batched][auto]") {
   check_batches<tilegemm::AutoConfig>();
 }
-TEST_CASE("default configuration batched as planned for GPUs (prefetch, whole small problems; small work-groups)",
+TEST_CASE("default configuration batched as planned for GPUs (prefetch, whole small problems, small work-groups)",
           "[batched][auto]") {
   {
     const tilegemm::detail::ScopedDeviceDescription described(tilegemm_fuzz::gpu_description(132));

@@ -22,13 +22,13 @@ tilegemm::Error error_from(Call&& call) {
 
 }  // namespace
 
-TEST_CASE("with CLHPP exceptions, an unknown device is a tilegemm::Error listing the devices", "[exceptions]") {
+TEST_CASE("with CLHPP exceptions, an unknown device is a tilegemm::Error listing the devices", "[exceptions][slow]") {
   const tilegemm::Error e = error_from([] { tilegemm::find_device("no such device, surely"); });
   CHECK(e.code() == CL_DEVICE_NOT_FOUND);
   CHECK(std::string(e.what()).find(tilegemm::list_devices().front().label()) != std::string::npos);
 }
 
-TEST_CASE("with CLHPP exceptions, a program that does not compile gives its build log", "[exceptions]") {
+TEST_CASE("with CLHPP exceptions, a program that does not compile gives its build log", "[exceptions][slow]") {
   const cl::CommandQueue queue = tilegemm::default_queue();
   const tilegemm::detail::ProgramText broken = tilegemm::detail::program_text(
       "broken", {tilegemm::detail::piece("__kernel void broken() { this is not OpenCL C; } // clhpp exceptions test")});
@@ -43,7 +43,7 @@ TEST_CASE("with CLHPP exceptions, a program that does not compile gives its buil
   CHECK(message.size() > message.find("Build log:") + 20);  // the log itself is there, not just its heading
 }
 
-TEST_CASE("with CLHPP exceptions, products are still right", "[exceptions]") {
+TEST_CASE("with CLHPP exceptions, products are still right", "[exceptions][slow]") {
   const auto a = tilegemm_test::random_matrix<float>(65, 33), b = tilegemm_test::random_matrix<float>(33, 17);
   const Eigen::MatrixXf c = tilegemm::gpu_gemm(a, b);
   const Eigen::MatrixXf none = Eigen::MatrixXf::Constant(65, 17, tilegemm_test::poison<float>());

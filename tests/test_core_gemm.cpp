@@ -78,12 +78,13 @@ TEST_CASE("an empty C (m = 0 or n = 0) returns a completed event and touches not
 // vector width: the kernels that read either layout take all of them in place (no pack kernel), the others take
 // outer-contiguous ones in place. Around the operands is NaN, so a read outside them shows. Double, whose programs
 // differ from float's only in their type, takes A * B and A^T * B^T (one program fewer per other transpose).
+// `transposes` picks them (bit t for transA = t & 1, transB = t & 2).
 template <class Config, class Scalar>
-void check_in_place_operands() {
+void check_in_place_operands(unsigned transposes) {
   const cl::CommandQueue queue = tilegemm::default_queue();
   const int m = 2 * Config::TSM, n = Config::TSN, k = 3 * Config::TSK, offset = 2 * Config::VW;
   for (int t = 0; t < 4; ++t) {
-    if (std::is_same_v<Scalar, double> && (t == 1 || t == 2)) continue;
+    if ((transposes & (1u << t)) == 0) continue;
     const bool trans_a = t & 1, trans_b = t & 2;
     INFO(Config::name() << " transA=" << trans_a << " transB=" << trans_b << " seed " << tilegemm_test::run_seed());
     const Matrix<Scalar> op_a = tilegemm_test::random_matrix<Scalar>(m, k);
@@ -110,11 +111,24 @@ void check_in_place_operands() {
   }
 }
 
-TEMPLATE_TEST_CASE("kernels read operands in place when they already fit the tiles", "[core]", float, double) {
-  check_in_place_operands<tilegemm::VectorLoads<64, 64, 16, 4, 4, 4>, TestType>();
-  check_in_place_operands<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, TestType>();
-  check_in_place_operands<tilegemm::Prefetch<32, 64, 16, 2, 4, 2>, TestType>();
-  check_in_place_operands<tilegemm::SplitK<32, 32, 16, 2, 2, 2>, TestType>();
+template <class Scalar>
+void check_in_place_configurations(unsigned transposes) {
+  check_in_place_operands<tilegemm::VectorLoads<64, 64, 16, 4, 4, 4>, Scalar>(transposes);
+  check_in_place_operands<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>, Scalar>(transposes);
+  check_in_place_operands<tilegemm::Prefetch<32, 64, 16, 2, 4, 2>, Scalar>(transposes);
+  check_in_place_operands<tilegemm::SplitK<32, 32, 16, 2, 2, 2>, Scalar>(transposes);
+}
+
+// The device tier: A * B and A^T * B^T in float (one operand K-contiguous and the other not, and the reverse); the
+// slow tier the other two in float, and in double, whose programs differ from float's only in their type, A * B and
+// A^T * B^T. Each transpose is a program per configuration, one to five seconds of PoCL's.
+TEST_CASE("kernels read operands in place when they already fit the tiles", "[core]") {
+  check_in_place_configurations<float>(0b1001);
+}
+TEST_CASE("kernels read operands in place when they already fit the tiles: the other transposes, and double",
+          "[core][slow]") {
+  check_in_place_configurations<float>(0b0110);
+  check_in_place_configurations<double>(0b1001);
 }
 
 TEST_CASE("gemm waits for its wait list and returns an event that completes with the product", "[core]") {
@@ -136,12 +150,12 @@ TEST_CASE("gemm waits for its wait list and returns an event that completes with
   CHECK(tilegemm_test::compare_with_reference<float>(host_copy<float>(queue, c, 70, 30), 1.0, a, b, 0.0, nans) == "");
 }
 
-TEMPLATE_TEST_CASE("a configuration on the tiled corner of C and the strip code on the thin rest", "[core]", float,
-                   double) {
-  // AutoConfig does this on GPUs for sizes just past a multiple of its tiles; here with any device. A prefetch
-  // configuration multiplies the strips in its own launch (where local memory has room), the others leave them to
-  // the remainder kernel.
-  using Scalar = TestType;
+// A configuration on the tiled corner of C and the strip code on the thin rest: AutoConfig does this on GPUs for sizes
+// just past a multiple of its tiles; here with any device. A prefetch configuration multiplies the strips in its own
+// launch (where local memory has room), the others leave them to the remainder kernel. The device tier's part (`slow`
+// false) or the slow tier's, the whole.
+template <class Scalar>
+void check_corner_and_strips(bool slow) {
   const cl::CommandQueue queue = tilegemm::default_queue();
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const cl_ulong local_memory_bytes = queue.getInfo<CL_QUEUE_DEVICE>().getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
@@ -164,8 +178,11 @@ TEMPLATE_TEST_CASE("a configuration on the tiled corner of C and the strip code 
       // each on PoCL): the tiles' edge modes are test_families' ("prefetch 64x64x16_4x4 v4", every layout), so here
       // the tiles read their edges by size (whole tiles, vectors or elements) in A * B in float, and an element at
       // a time (any shape) otherwise. A C without strips is checked in A * B.
-      const bool by_size = std::is_same_v<Scalar, float> && !trans_a && !trans_b;
       if (s.corner_m == s.m && s.corner_n == s.n && (trans_a || trans_b)) continue;
+      // The slow tier runs all of the above; the device tier A * B in float, the tiles' edges read by element (one
+      // program with strips, 5 s of PoCL's: the edge modes by size are the slow tier's and test_families').
+      if (!slow && (!std::is_same_v<Scalar, float> || trans_a || trans_b)) continue;
+      const bool by_size = slow && std::is_same_v<Scalar, float> && !trans_a && !trans_b;
       INFO((fused ? (by_size ? "prefetch 64x64, edges by size" : "prefetch 64x64, edges by element") : "local tiles 16")
            << ", m=" << s.m << " n=" << s.n << " k=" << s.k << " corner " << s.corner_m << "x" << s.corner_n
            << " transA=" << trans_a << " transB=" << trans_b << ", seed " << tilegemm_test::run_seed());
@@ -204,4 +221,13 @@ TEMPLATE_TEST_CASE("a configuration on the tiled corner of C and the strip code 
                                                           beta, c0) == "");
     }
   }
+}
+
+TEST_CASE("a configuration on the tiled corner of C and the strip code on the thin rest", "[core]") {
+  check_corner_and_strips<float>(false);
+}
+TEST_CASE("a configuration on the tiled corner of C and the strip code on the thin rest: every layout, double",
+          "[core][slow]") {
+  check_corner_and_strips<float>(true);
+  check_corner_and_strips<double>(true);
 }

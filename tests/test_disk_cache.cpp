@@ -1,9 +1,5 @@
 // test_disk_cache: compiled programs kept on disk: where, the file format, loading instead of compiling (in this and
 // in a second process), bad files ignored and replaced, an unwritable folder, TILEGEMM_CACHE=off, concurrent writers.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -20,92 +16,28 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "disk_cache_helpers.hpp"
 #include "reference.hpp"
-
-extern char** environ;
+#include "temporary_folder.hpp"
 
 namespace fs = std::filesystem;
 using tilegemm::detail::CacheEntry;
-using tilegemm::detail::CacheLocation;
 using tilegemm::detail::DiskCache;
+using tilegemm_test::CacheAt;
+using tilegemm_test::Child;
 using tilegemm_test::compare_with_reference;
+using tilegemm_test::contents;
+using tilegemm_test::files_under;
+using tilegemm_test::Finished;
+using tilegemm_test::Made;
 using tilegemm_test::Matrix;
+using tilegemm_test::overwrite;
+using tilegemm_test::programs_made_by;
 using tilegemm_test::random_matrix;
+using tilegemm_test::TemporaryFolder;
 namespace cache_file = tilegemm::detail::cache_file;
 
 namespace {
-
-// A fresh folder for one test, removed with everything in it at the end.
-class TemporaryFolder {
- public:
-  TemporaryFolder() {
-    std::random_device random;
-    path_ = fs::temp_directory_path() /
-            ("tilegemm-disk-cache-test-" + std::to_string(random()) + "-" + std::to_string(random()));
-    fs::create_directories(path_);
-  }
-  ~TemporaryFolder() {
-    std::error_code ignored;
-    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ignored);
-    fs::remove_all(path_, ignored);
-  }
-  TemporaryFolder(const TemporaryFolder&) = delete;
-  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-// Points this process's disk cache at `folder` for the lifetime of this object, with nothing held in memory before or
-// after (release_resources also stores what waits to be stored, so that goes to the folder it was made for).
-class CacheAt {
- public:
-  explicit CacheAt(const fs::path& folder) {
-    tilegemm::release_resources();
-    before_ = DiskCache::instance().use_location(CacheLocation{true, folder, ""});
-  }
-  ~CacheAt() {
-    tilegemm::release_resources();
-    DiskCache::instance().use_location(before_);
-  }
-  CacheAt(const CacheAt&) = delete;
-  CacheAt& operator=(const CacheAt&) = delete;
-
- private:
-  CacheLocation before_;
-};
-
-// The regular files under `folder`, recursively (none when it does not exist).
-std::vector<fs::path> files_under(const fs::path& folder) {
-  std::vector<fs::path> files;
-  std::error_code error;
-  if (!fs::exists(folder, error)) return files;
-  for (const auto& item : fs::recursive_directory_iterator(folder)) {
-    if (item.is_regular_file()) files.push_back(item.path());
-  }
-  return files;
-}
-
-std::vector<unsigned char> contents(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-void overwrite(const fs::path& file, const std::vector<unsigned char>& bytes) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-}
-
-// How many programs `body` compiled and loaded from disk.
-struct Made {
-  std::size_t built = 0, loaded = 0;
-};
-template <class Body>
-Made programs_made_by(Body&& body) {
-  const Made before{tilegemm::programs_built(), tilegemm::programs_loaded_from_disk()};
-  body();
-  return {tilegemm::programs_built() - before.built, tilegemm::programs_loaded_from_disk() - before.loaded};
-}
 
 // One product with Naive<3, 5> (a configuration test_program_cache and disk_cache_worker build too: one program),
 // poisoned output, checked against the reference; "" when right.
@@ -115,78 +47,6 @@ std::string naive_product() {
   tilegemm::gpu_gemm<tilegemm::Naive<3, 5>>(a, b, c, 1.0f, 0.0f);
   return compare_with_reference<float>(c, 1, a, b, 0, c);
 }
-
-// What a child process did.
-struct Finished {
-  int status = -1;  // exit status, or -1 when it did not exit normally
-  std::string out, err;
-};
-
-// A child process running the worker (disk_cache_worker) with `args`, its environment this one's with `changes`
-// (a value of nullptr unsets the variable), its output captured in files of `folder`.
-class Child {
- public:
-  Child(const std::vector<std::string>& args, const std::map<std::string, const char*>& changes, const fs::path& folder)
-      : out_(folder / ("out-" + std::to_string(count_) + ".txt")),
-        err_(folder / ("err-" + std::to_string(count_) + ".txt")) {
-    ++count_;
-    std::vector<std::string> environment;
-    for (char** variable = environ; *variable != nullptr; ++variable) {
-      const std::string entry = *variable;
-      if (changes.count(entry.substr(0, entry.find('='))) == 0) environment.push_back(entry);
-    }
-    for (const auto& change : changes) {
-      if (change.second != nullptr) environment.push_back(change.first + "=" + change.second);
-    }
-    std::vector<std::string> argv_strings{TILEGEMM_DISK_CACHE_WORKER};
-    argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-    std::vector<char*> argv_pointers, env_pointers;
-    for (std::string& arg : argv_strings) argv_pointers.push_back(arg.data());
-    argv_pointers.push_back(nullptr);
-    for (std::string& entry : environment) env_pointers.push_back(entry.data());
-    env_pointers.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int spawned =
-        posix_spawn(&pid_, argv_pointers[0], &actions, nullptr, argv_pointers.data(), env_pointers.data());
-    posix_spawn_file_actions_destroy(&actions);
-    REQUIRE(spawned == 0);
-  }
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-
-  // Whether it is still running (once it has ended, wait() returns at once).
-  bool running() {
-    if (ended_) return false;
-    const pid_t ended = waitpid(pid_, &status_, WNOHANG);
-    REQUIRE(ended >= 0);
-    ended_ = ended == pid_;
-    return !ended_;
-  }
-
-  Finished wait() {
-    if (!ended_) REQUIRE(waitpid(pid_, &status_, 0) == pid_);
-    ended_ = true;
-    Finished finished;
-    finished.status = WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
-    const auto text = [](const fs::path& file) {
-      const std::vector<unsigned char> bytes = contents(file);
-      return std::string(bytes.begin(), bytes.end());
-    };
-    finished.out = text(out_);
-    finished.err = text(err_);
-    return finished;
-  }
-
- private:
-  static inline int count_ = 0;
-  fs::path out_, err_;
-  pid_t pid_ = 0;
-  bool ended_ = false;
-  int status_ = 0;
-};
 
 // The environment changes for a worker with its disk cache in `folder`, whatever this process's TILEGEMM_CACHE says.
 std::map<std::string, const char*> cache_on(const std::string& folder) {
@@ -230,8 +90,8 @@ TEST_CASE("a program's key names the library version, the device, the driver and
   CHECK(DiskCache::key_of(entry.device, other) != key);
 }
 
-TEST_CASE("gpu_gemm stores what it compiled; after release_resources, programs come from disk", "[disk_cache]") {
-  const TemporaryFolder folder;
+TEST_CASE("gpu_gemm stores what it compiled, after release_resources, programs come from disk", "[disk_cache]") {
+  const TemporaryFolder folder("disk-cache-test");
   const CacheAt cache(folder.path());
   Made made = programs_made_by([] { CHECK(naive_product() == ""); });
   CHECK(made.built == 1);
@@ -252,7 +112,7 @@ TEST_CASE("gpu_gemm stores what it compiled; after release_resources, programs c
 
 TEST_CASE("a program is stored right after its build, except on PoCL: there once a kernel of it has run",
           "[disk_cache]") {
-  const TemporaryFolder folder;
+  const TemporaryFolder folder("disk-cache-test");
   const CacheAt cache(folder.path());
   const cl::CommandQueue queue = tilegemm::default_queue();
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
@@ -281,7 +141,7 @@ TEST_CASE("a program is stored right after its build, except on PoCL: there once
 }
 
 TEST_CASE(
-    "on PoCL no program is stored while a kernel waits to run; release_resources then lets it go unstored, and "
+    "on PoCL no program is stored while a kernel waits to run, release_resources then lets it go unstored, and "
     "stores it when idle",
     "[disk_cache]") {
   // Asking PoCL for a binary while a kernel of that program runs can abort the process: stores wait for idle.
@@ -289,7 +149,7 @@ TEST_CASE(
     SUCCEED("not PoCL: programs are stored right after their build");
     return;
   }
-  const TemporaryFolder folder;
+  const TemporaryFolder folder("disk-cache-test");
   const CacheAt cache(folder.path());
   const cl::CommandQueue queue = tilegemm::default_queue();
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
@@ -329,7 +189,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a second process loads the programs the first one stored, and compiles none", "[disk_cache]") {
-  const TemporaryFolder folder;
+  const TemporaryFolder folder("disk-cache-test");
   const std::string cache = (folder.path() / "cache").string();
   const Finished first = run_worker({"products", "2"}, cache_on(cache), folder.path());
   INFO(first.err);
@@ -344,7 +204,7 @@ TEST_CASE("a second process loads the programs the first one stored, and compile
 }
 
 TEST_CASE("a damaged, foreign or stale cache file is ignored and replaced", "[disk_cache]") {
-  const TemporaryFolder folder;
+  const TemporaryFolder folder("disk-cache-test");
   const CacheAt cache(folder.path());
   CHECK(naive_product() == "");
   tilegemm::release_resources();
@@ -397,7 +257,7 @@ TEST_CASE("a damaged, foreign or stale cache file is ignored and replaced", "[di
 }
 
 TEST_CASE("an unwritable cache folder: one warning line, and the products are still right", "[disk_cache]") {
-  const TemporaryFolder folder;
+  const TemporaryFolder folder("disk-cache-test");
   overwrite(folder.path() / "plain-file", {1});
   const std::string cache = (folder.path() / "plain-file" / "cache").string();  // cannot be created, even by root
   const Finished run = run_worker({"products", "3"}, cache_on(cache), folder.path());
@@ -409,7 +269,7 @@ TEST_CASE("an unwritable cache folder: one warning line, and the products are st
 }
 
 TEST_CASE("TILEGEMM_CACHE=off writes nothing and loads nothing", "[disk_cache]") {
-  const TemporaryFolder folder;
+  const TemporaryFolder folder("disk-cache-test");
   const fs::path cache = folder.path() / "cache";
   const std::string cache_text = cache.string();
   const std::map<std::string, const char*> off{{"TILEGEMM_CACHE", "off"}, {"TILEGEMM_CACHE_DIR", cache_text.c_str()}};
@@ -427,7 +287,7 @@ TEST_CASE("TILEGEMM_CACHE=off writes nothing and loads nothing", "[disk_cache]")
 }
 
 TEST_CASE("two processes storing the same program at once both succeed and leave one whole file", "[disk_cache]") {
-  const TemporaryFolder folder;
+  const TemporaryFolder folder("disk-cache-test");
   const std::string cache = (folder.path() / "cache").string();
   Child one({"products", "1"}, cache_on(cache), folder.path());
   Child two({"products", "1"}, cache_on(cache), folder.path());

@@ -9,6 +9,7 @@
 #include "catch.hpp"
 #include "message_matchers.hpp"
 #include "reference.hpp"
+#include "scalar_builds.hpp"
 #include "untouched_memory.hpp"
 
 using Eigen::Dynamic;
@@ -75,7 +76,8 @@ void check_layouts(const std::string& what, Index m, Index n, Index k) {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("gpu_gemm on plain matrices of sizes 1, 7, 61 and 129", "[eigen]", float, double) {
+TEMPLATE_TEST_CASE("gpu_gemm on plain matrices of sizes 1, 7, 61 and 129", "[eigen]" TILEGEMM_TEST_TIER,
+                   TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   const Index shapes[][3] = {{1, 1, 1},    {7, 7, 7},    {61, 61, 61}, {129, 129, 129},
                              {7, 61, 129}, {129, 7, 61}, {61, 129, 1}, {1, 129, 7}};
@@ -85,7 +87,8 @@ TEMPLATE_TEST_CASE("gpu_gemm on plain matrices of sizes 1, 7, 61 and 129", "[eig
   }
 }
 
-TEMPLATE_TEST_CASE("gpu_gemm on transposed views, all four combinations", "[eigen]", float, double) {
+TEMPLATE_TEST_CASE("gpu_gemm on transposed views, all four combinations", "[eigen]" TILEGEMM_TEST_TIER,
+                   TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   const Index m = 29, n = 37, k = 45;
   const Matrix<S> a = random_matrix<S>(m, k), at = random_matrix<S>(k, m);
@@ -96,8 +99,8 @@ TEMPLATE_TEST_CASE("gpu_gemm on transposed views, all four combinations", "[eige
   check_product<S>("A.transpose() * B.transpose()", at.transpose(), bt.transpose());
 }
 
-TEMPLATE_TEST_CASE("gpu_gemm on blocks of larger matrices as A, B and C, leaving the rest of C untouched", "[eigen]",
-                   float, double) {
+TEMPLATE_TEST_CASE("gpu_gemm on blocks of larger matrices as A, B and C, leaving the rest of C untouched",
+                   "[eigen]" TILEGEMM_TEST_TIER, TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   const Index m = 23, n = 17, k = 31;
   const Matrix<S> parent_a = random_matrix<S>(40, 50), parent_b = random_matrix<S>(45, 40);
@@ -134,7 +137,8 @@ TEMPLATE_TEST_CASE("gpu_gemm on blocks of larger matrices as A, B and C, leaving
   }
 }
 
-TEMPLATE_TEST_CASE("gpu_gemm on Maps with an outer stride as inputs and as the output", "[eigen]", float, double) {
+TEMPLATE_TEST_CASE("gpu_gemm on Maps with an outer stride as inputs and as the output", "[eigen]" TILEGEMM_TEST_TIER,
+                   TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   using StridedMap = Eigen::Map<Matrix<S>, 0, Eigen::OuterStride<>>;
   using ConstStridedMap = Eigen::Map<const Matrix<S>, 0, Eigen::OuterStride<>>;
@@ -175,7 +179,8 @@ TEMPLATE_TEST_CASE("gpu_gemm on Maps with an outer stride as inputs and as the o
   CHECK(gaps_unchanged(storage_r, [&](std::size_t i) { return static_cast<Index>(i % ld_row) < n; }) == "");
 }
 
-TEMPLATE_TEST_CASE("gpu_gemm on Maps with an inner stride, through an evaluated copy", "[eigen]", float, double) {
+TEMPLATE_TEST_CASE("gpu_gemm on Maps with an inner stride, through an evaluated copy", "[eigen]" TILEGEMM_TEST_TIER,
+                   TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   using InnerMap = Eigen::Map<Matrix<S>, 0, Eigen::InnerStride<>>;
   using BothMap = Eigen::Map<Matrix<S>, 0, Eigen::Stride<Dynamic, Dynamic>>;
@@ -210,8 +215,8 @@ TEMPLATE_TEST_CASE("gpu_gemm on Maps with an inner stride, through an evaluated 
   CHECK(gaps_unchanged(storage_c, in_c) == "");
 }
 
-TEMPLATE_TEST_CASE("gpu_gemm on Maps whose columns overlap (outer stride below the rows, or 0)", "[eigen]", float,
-                   double) {
+TEMPLATE_TEST_CASE("gpu_gemm on Maps whose columns overlap (outer stride below the rows, or 0)",
+                   "[eigen]" TILEGEMM_TEST_TIER, TILEGEMM_TEST_SCALAR) {
   // Eigen reads and writes such Maps element by element; tilegemm must do the same product without reading or
   // writing past the memory they cover (with outer stride 0, all columns are the same 7 elements).
   using S = TestType;
@@ -252,7 +257,7 @@ TEMPLATE_TEST_CASE("gpu_gemm on Maps whose columns overlap (outer stride below t
   }
 }
 
-TEMPLATE_TEST_CASE("gpu_gemm on row-major matrices as A, B and C", "[eigen]", float, double) {
+TEMPLATE_TEST_CASE("gpu_gemm on row-major matrices as A, B and C", "[eigen]" TILEGEMM_TEST_TIER, TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   using C = Matrix<S>;
   using R = RowMajorMatrix<S>;
@@ -269,6 +274,7 @@ TEMPLATE_TEST_CASE("gpu_gemm on row-major matrices as A, B and C", "[eigen]", fl
   check_product<S>("a transposed row-major A", a.transpose(), random_matrix<S>(k, n));
 }
 
+#ifndef TILEGEMM_TEST_DOUBLE
 TEST_CASE("gpu_gemm on fixed-size matrices in and out", "[eigen]") {
   SECTION("Matrix4f") {
     const Eigen::Matrix4f a = random_matrix<float>(4, 4), b = random_matrix<float>(4, 4);
@@ -310,8 +316,9 @@ TEST_CASE("gpu_gemm on fixed-size matrices in and out", "[eigen]") {
     CHECK(compare_with_reference<float>(c, alpha, a, b, beta, c0) == "");
   }
 }
+#endif
 
-TEMPLATE_TEST_CASE("gpu_gemm evaluates general expressions first", "[eigen]", float, double) {
+TEMPLATE_TEST_CASE("gpu_gemm evaluates general expressions first", "[eigen]" TILEGEMM_TEST_TIER, TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   const Index m = 14, n = 9, k = 22;
   const Matrix<S> a = random_matrix<S>(m, k), a2 = random_matrix<S>(m, k), a3 = random_matrix<S>(k, k);
@@ -338,7 +345,8 @@ TEMPLATE_TEST_CASE("gpu_gemm evaluates general expressions first", "[eigen]", fl
   check("A times the lazy product (A3 * B).lazyProduct", a, a3.lazyProduct(b));
 }
 
-TEMPLATE_TEST_CASE("gpu_gemm on vectors: A * v, u^T * A, outer and inner products", "[eigen]", float, double) {
+TEMPLATE_TEST_CASE("gpu_gemm on vectors: A * v, u^T * A, outer and inner products", "[eigen]" TILEGEMM_TEST_TIER,
+                   TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   const Index m = 37, k = 53;
   const Matrix<S> a = random_matrix<S>(m, k);
@@ -374,8 +382,8 @@ TEMPLATE_TEST_CASE("gpu_gemm on vectors: A * v, u^T * A, outer and inner product
   }
 }
 
-TEMPLATE_TEST_CASE("gpu_gemm writes into C.block(...), C.col(j) and C.row(i) passed as temporaries", "[eigen]", float,
-                   double) {
+TEMPLATE_TEST_CASE("gpu_gemm writes into C.block(...), C.col(j) and C.row(i) passed as temporaries",
+                   "[eigen]" TILEGEMM_TEST_TIER, TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   const Index rows = 30, cols = 25, m = 11, n = 13, k = 16;
   Matrix<S> parent = random_matrix<S>(rows, cols);
@@ -414,7 +422,8 @@ TEMPLATE_TEST_CASE("gpu_gemm writes into C.block(...), C.col(j) and C.row(i) pas
   }
 }
 
-TEMPLATE_TEST_CASE("gpu_gemm with C aliasing A or B uses the old values", "[eigen]", float, double) {
+TEMPLATE_TEST_CASE("gpu_gemm with C aliasing A or B uses the old values", "[eigen]" TILEGEMM_TEST_TIER,
+                   TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   const Index n = 37;
   const S alpha = random_scalar<S>(), beta = random_scalar<S>();
@@ -441,7 +450,7 @@ TEMPLATE_TEST_CASE("gpu_gemm with C aliasing A or B uses the old values", "[eige
   }
 }
 
-TEMPLATE_TEST_CASE("gpu_gemm follows BLAS for alpha and beta", "[eigen]", float, double) {
+TEMPLATE_TEST_CASE("gpu_gemm follows BLAS for alpha and beta", "[eigen]" TILEGEMM_TEST_TIER, TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   const Index m = 26, n = 15, k = 20;
   const Matrix<S> a = random_matrix<S>(m, k), b = random_matrix<S>(k, n), c0 = random_matrix<S>(m, n);
@@ -482,7 +491,8 @@ TEMPLATE_TEST_CASE("gpu_gemm follows BLAS for alpha and beta", "[eigen]", float,
   }
 }
 
-TEMPLATE_TEST_CASE("gpu_gemm on empty shapes and k = 0 follows BLAS", "[eigen]", float, double) {
+TEMPLATE_TEST_CASE("gpu_gemm on empty shapes and k = 0 follows BLAS", "[eigen]" TILEGEMM_TEST_TIER,
+                   TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   SECTION("0 x K times K x 5 is 0 x 5") {
     const Matrix<S> c = tilegemm::gpu_gemm(random_matrix<S>(0, 7), random_matrix<S>(7, 5));
@@ -516,7 +526,7 @@ TEMPLATE_TEST_CASE("gpu_gemm on empty shapes and k = 0 follows BLAS", "[eigen]",
   }
 }
 
-TEMPLATE_TEST_CASE("gpu_gemm on tall-skinny and long-K shapes", "[eigen]", float, double) {
+TEMPLATE_TEST_CASE("gpu_gemm on tall-skinny and long-K shapes", "[eigen]" TILEGEMM_TEST_TIER, TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   check_product<S>("tall-skinny 1000x3 * 3x2", random_matrix<S>(1000, 3), random_matrix<S>(3, 2));
   check_product<S>("long K 5x2000 * 2000x4", random_matrix<S>(5, 2000), random_matrix<S>(2000, 4));
@@ -524,7 +534,7 @@ TEMPLATE_TEST_CASE("gpu_gemm on tall-skinny and long-K shapes", "[eigen]", float
   check_product<S>("long K, both transposed", at.transpose(), bt.transpose());
 }
 
-TEMPLATE_TEST_CASE("gpu_gemm with an explicit configuration", "[eigen]", float, double) {
+TEMPLATE_TEST_CASE("gpu_gemm with an explicit configuration", "[eigen]" TILEGEMM_TEST_TIER, TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   const Index m = 37, n = 45, k = 29;
   const Matrix<S> a = random_matrix<S>(m, k), b = random_matrix<S>(k, n), bt = random_matrix<S>(n, k);
@@ -547,7 +557,7 @@ TEMPLATE_TEST_CASE("gpu_gemm with an explicit configuration", "[eigen]", float, 
   }
 }
 
-TEMPLATE_TEST_CASE("gpu_gemm on the user's own context and queue", "[eigen]", float, double) {
+TEMPLATE_TEST_CASE("gpu_gemm on the user's own context and queue", "[eigen]" TILEGEMM_TEST_TIER, TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   const tilegemm::DeviceEntry entry = tilegemm::find_device("");
   cl_int status = CL_SUCCESS;
@@ -577,8 +587,8 @@ TEMPLATE_TEST_CASE("gpu_gemm on the user's own context and queue", "[eigen]", fl
   CHECK(outside_unchanged(before, parent, 2, 1, m, n) == "");
 }
 
-TEMPLATE_TEST_CASE("C = gpu_gemm(A, B) computes into C: its memory when the shape fits, += and -=, aliasing", "[eigen]",
-                   float, double) {
+TEMPLATE_TEST_CASE("C = gpu_gemm(A, B) computes into C: its memory when the shape fits, += and -=, aliasing",
+                   "[eigen]" TILEGEMM_TEST_TIER, TILEGEMM_TEST_SCALAR) {
   using S = TestType;
   const Index m = 43, n = 29, k = 31;
   const Matrix<S> a = random_matrix<S>(m, k), b = random_matrix<S>(k, n), c0 = random_matrix<S>(m, n);

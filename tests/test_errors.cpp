@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "error_code.hpp"
 #include "message_matchers.hpp"
 #include "reference.hpp"
+#include "uploaded.hpp"
 
 using Eigen::Index;
 using tilegemm::Transpose;
@@ -21,29 +23,10 @@ using tilegemm_test::random_scalar;
 
 namespace {
 
-// The code of the tilegemm::Error that `body` throws; `no_error` when it throws nothing (other exceptions propagate).
-constexpr cl_int no_error = 12345;
-template <class Body>
-cl_int error_code(Body&& body) {
-  try {
-    body();
-  } catch (const tilegemm::Error& e) {
-    return e.code();
-  }
-  return no_error;
-}
-
-cl::CommandQueue test_queue() { return tilegemm::queue_for(tilegemm::find_device("").device); }
-
-template <class S>
-cl::Buffer upload(const cl::CommandQueue& queue, const Matrix<S>& host) {
-  cl_int status = CL_SUCCESS;
-  cl::Buffer buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE, sizeof(S) * std::max<Index>(host.size(), 1),
-                    nullptr, &status);
-  REQUIRE(status == CL_SUCCESS);
-  if (host.size() > 0) REQUIRE(queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, sizeof(S) * host.size(), host.data()) == 0);
-  return buffer;
-}
+using tilegemm_test::error_code;
+using tilegemm_test::no_error;
+using tilegemm_test::test_queue;
+using tilegemm_test::upload;
 
 cl::Buffer buffer_of(const cl::Context& context, std::size_t bytes) {
   cl_int status = CL_SUCCESS;
@@ -466,7 +449,7 @@ TEST_CASE("operands that are not read need no buffer (BLAS)", "[errors]") {
   }
 }
 
-TEST_CASE("C sharing memory with A or B is refused; disjoint parts of one buffer are not", "[errors]") {
+TEST_CASE("C sharing memory with A or B is refused, disjoint parts of one buffer are not", "[errors]") {
   const cl::CommandQueue queue = test_queue();
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
   // One 10 x 12 column-major matrix: A its rows 0-4, columns 0-6; B rows 0-6 of columns 7-11 (7 x 5); C various.

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "dense_shape.hpp"
+#include "described_devices.hpp"
 #include "reference.hpp"
 
 namespace tilegemm_test {
@@ -68,6 +70,8 @@ struct FamilyTraits<tilegemm_test::column_walk> : FamilyDefaults {
 
 namespace {
 
+using tilegemm_test::dense_shape;
+
 using namespace tilegemm::detail;
 using tilegemm_test::column_walk;
 using TestFamilies = families_with<BuiltInFamilies, column_walk>;
@@ -77,29 +81,12 @@ const TileShape column_walk_tiles = {16, 8, 1, 4, 1, 1, 1};
 static_assert(families_distinct(TestFamilies{}));
 static_assert(!families_distinct(families_with<BuiltInFamilies, tilegemm::Family::prefetch>{}));
 
+// A smaller GPU than an H200.
 DeviceLimits some_gpu() {
-  DeviceLimits device;
+  DeviceLimits device = tilegemm_test::h200();
   device.name = "a GPU";
-  device.type = CL_DEVICE_TYPE_GPU;
   device.compute_units = 16;
-  device.max_work_group_size = 1024;
-  device.max_work_item_sizes = {1024, 1024, 64};
-  device.local_memory_bytes = 48 * 1024;
-  device.fp64 = true;
   return device;
-}
-
-GemmShape shape(int m, int n, int k, bool trans_a, bool trans_b) {
-  GemmShape s;
-  s.trans_a = trans_a;
-  s.trans_b = trans_b;
-  s.m = m;
-  s.n = n;
-  s.k = k;
-  s.a = {0, trans_a ? k : m};
-  s.b = {0, trans_b ? n : k};
-  s.c = {0, m};
-  return s;
 }
 
 }  // namespace
@@ -202,7 +189,7 @@ TEST_CASE("a family's rules are its static_asserts' sentences at run time", "[un
 
 TEST_CASE("the planner asks a family where it runs", "[unit][family_list]") {
   const KernelDescription config = *describe_at_run_time<TestFamilies>(column_walk, column_walk_tiles);
-  const Plan plan = plan_product(config, shape(61, 29, 7, true, false), some_gpu(), sizeof(float));
+  const Plan plan = plan_product(config, dense_shape(61, 29, 7, true, false), some_gpu(), sizeof(float));
   CHECK(plan.config.family == column_walk);
   CHECK(plan.variant.flag_a);
   CHECK(!plan.variant.flag_b);
@@ -212,7 +199,7 @@ TEST_CASE("the planner asks a family where it runs", "[unit][family_list]") {
   CHECK(plan.global[0] == 64 / 4);
   CHECK(plan.global[1] == 32);
   try {
-    plan_product(config, shape(61, 29, 7, false, false), some_gpu(), sizeof(double));
+    plan_product(config, dense_shape(61, 29, 7, false, false), some_gpu(), sizeof(double));
     FAIL("a double product was planned for a family that multiplies float only");
   } catch (const tilegemm::Error& e) {
     CHECK(e.code() == CL_INVALID_OPERATION);
@@ -220,7 +207,7 @@ TEST_CASE("the planner asks a family where it runs", "[unit][family_list]") {
   }
   // A built-in family's refusal, in its own words: wgmma needs compute capability 9.0.
   try {
-    plan_product(describe<tilegemm::WarpgroupMma<128, 128, 8, 6>>, shape(256, 256, 64, false, false), some_gpu(),
+    plan_product(describe<tilegemm::WarpgroupMma<128, 128, 8, 6>>, dense_shape(256, 256, 64, false, false), some_gpu(),
                  sizeof(float), [] {
                    PlanOptions options;
                    options.math = tilegemm::MathMode::tf32;

@@ -345,7 +345,7 @@ TEMPLATE_TEST_CASE("host floor: gemm_async on the staged path returns at once, C
   CHECK(compare_with_reference<S>(dropped, 1, a, Matrix<S>(a.transpose()), 0, dropped) == "");
 }
 
-TEST_CASE("host floor: gemm_async reads A and B before it returns; C is written when the handle completes",
+TEST_CASE("host floor: gemm_async reads A and B before it returns, C is written when the handle completes",
           "[host_gemm]") {
   const Index m = 40, n = 30, k = 20;
   Matrix<float> a = random_matrix<float>(m, k), b = random_matrix<float>(k, n), c(m, n);
@@ -360,7 +360,7 @@ TEST_CASE("host floor: gemm_async reads A and B before it returns; C is written 
   CHECK(compare_with_reference<float>(c, 1, a0, b0, 0, c) == "");
 }
 
-TEST_CASE("host floor: bad arguments give the buffer core's errors; gemm_async's surface from its handle",
+TEST_CASE("host floor: bad arguments give the buffer core's errors, gemm_async's surface from its handle",
           "[host_gemm][errors]") {
   const cl::CommandQueue queue = tilegemm::default_queue();
   std::vector<float> values(64, 1.0f);

@@ -9,44 +9,24 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "dense_shape.hpp"
+#include "described_devices.hpp"
+#include "error_code.hpp"
 #include "message_matchers.hpp"
 
 namespace {
 
+using tilegemm_test::dense_shape;
+
 using namespace tilegemm::detail;
 
-// An H200 as OpenCL describes it: the default plan is chosen from this alone, so it can be checked without one.
-DeviceLimits h200() {
-  DeviceLimits device;
-  device.name = "NVIDIA H200";
-  device.type = CL_DEVICE_TYPE_GPU;
-  device.compute_units = 132;
-  device.max_work_group_size = 1024;
-  device.max_work_item_sizes = {1024, 1024, 64};
-  device.local_memory_bytes = 48 * 1024;
-  device.fp64 = true;
-  return device;
-}
+using tilegemm_test::h200;
 
 // The same H200 with its compute capability read (9.0), as the runtime describes it: it has tensor cores.
 DeviceLimits h200_with_tensor_cores() {
   DeviceLimits device = h200();
   device.compute_capability = 90;
   return device;
-}
-
-// op(A) m x k times op(B) k x n, each stored densely as the caller would (leading dimension = rows as stored).
-GemmShape shape(int m, int n, int k, bool trans_a = false, bool trans_b = false) {
-  GemmShape s;
-  s.trans_a = trans_a;
-  s.trans_b = trans_b;
-  s.m = m;
-  s.n = n;
-  s.k = k;
-  s.a = {0, trans_a ? k : m};
-  s.b = {0, trans_b ? n : k};
-  s.c = {0, m};
-  return s;
 }
 
 // Whether the plan has the configuration of the built-in table's entry `name`.
@@ -61,22 +41,13 @@ Plan plan_with(const GemmShape& s, EdgePolicy policy = EdgePolicy::by_size, std:
 
 using Prefetch64 = tilegemm::Prefetch<64, 64, 16, 4, 4, 4>;
 
-// The code of the tilegemm::Error that `body` throws; 0 when it throws nothing.
-template <class Body>
-cl_int error_code(Body&& body) {
-  try {
-    body();
-  } catch (const tilegemm::Error& e) {
-    return e.code();
-  }
-  return 0;
-}
+using tilegemm_test::error_code;
 
 }  // namespace
 
 TEST_CASE("the default plan picks the configurations that measured fastest on an H200", "[unit][plan]") {
   const auto plan = [](std::size_t scalar_size, int m, int n, int k) {
-    return plan_default(shape(m, n, k), h200(), scalar_size);
+    return plan_default(dense_shape(m, n, k), h200(), scalar_size);
   };
   // The winners of benchmarks/h200-float.csv and h200-double.csv, square sizes.
   CHECK(chose(plan(4, 1024, 1024, 1024), "gpu_128x64"));
@@ -93,19 +64,19 @@ TEST_CASE("the default plan picks the configurations that measured fastest on an
   // Less local memory than the large tiles need in double: a candidate that fits.
   DeviceLimits small = h200();
   small.local_memory_bytes = 32 * 1024;
-  const Plan fallback = plan_default(shape(4096, 4096, 4096), small, 8);
+  const Plan fallback = plan_default(dense_shape(4096, 4096, 4096), small, 8);
   CHECK((chose(fallback, "gpu_128x64") || chose(fallback, "gpu_64x64") || chose(fallback, "gpu_32x32")));
   // Processors get the vector kernel, devices with small work-groups the one made for them.
   DeviceLimits cpu = h200();
   cpu.type = CL_DEVICE_TYPE_CPU;
-  CHECK(chose(plan_default(shape(512, 512, 512), cpu, 4), "cpu"));
+  CHECK(chose(plan_default(dense_shape(512, 512, 512), cpu, 4), "cpu"));
   DeviceLimits narrow = h200();
   narrow.max_work_group_size = 64;
-  CHECK(chose(plan_default(shape(512, 512, 512), narrow, 4), "small_groups"));
+  CHECK(chose(plan_default(dense_shape(512, 512, 512), narrow, 4), "small_groups"));
 }
 
 TEST_CASE("just past a multiple of the tiles, the default plan tiles the corner and leaves strips", "[unit][plan]") {
-  const Plan past = plan_default(shape(1025, 1025, 1025), h200(), 4);
+  const Plan past = plan_default(dense_shape(1025, 1025, 1025), h200(), 4);
   CHECK(past.corner_m == 1024);
   CHECK(past.corner_n == 1024);
   // K = 1025 and lda = 1025 are no whole vectors: element loads, which 128x64 tiles do slowly.
@@ -114,14 +85,14 @@ TEST_CASE("just past a multiple of the tiles, the default plan tiles the corner 
   CHECK(past.strips == StripWork::fused);
   CHECK(past.variant.strips);
   // 1000 is no multiple of 128 by far: all of C, read in place a vector at a time.
-  const Plan odd = plan_default(shape(1000, 1000, 1000), h200(), 4);
+  const Plan odd = plan_default(dense_shape(1000, 1000, 1000), h200(), 4);
   CHECK(odd.corner_m == 1000);
   CHECK(odd.corner_n == 1000);
   CHECK(chose(odd, "gpu_128x64"));
   CHECK(odd.variant.edges == EdgeMode::vectors);
   CHECK(odd.strips == StripWork::none);
   // 128x128 tiles in double leave no room in 48 KiB for the strip code's stage: the remainder kernel.
-  const Plan large_double = plan_default(shape(4097, 4097, 4097), h200(), 8);
+  const Plan large_double = plan_default(dense_shape(4097, 4097, 4097), h200(), 8);
   CHECK(chose(large_double, "gpu_128x128"));
   CHECK(large_double.corner_m == 4096);
   CHECK(large_double.strips == StripWork::remainder_kernel);
@@ -131,16 +102,16 @@ TEST_CASE("just past a multiple of the tiles, the default plan tiles the corner 
 TEST_CASE("the default plan judges candidates by the edge mode the run will use", "[unit][plan]") {
   // Sizes of whole tiles, but A is a block of a larger matrix with an odd leading dimension: element loads in this
   // small product, so the candidate that reads elements slowly is passed over.
-  GemmShape s = shape(1024, 1024, 1024);
+  GemmShape s = dense_shape(1024, 1024, 1024);
   s.a.ld = 1025;
   const Plan plan = plan_default(s, h200(), 4);
   CHECK(plan.variant.edges == EdgeMode::elements);
   CHECK(!chose(plan, "gpu_128x64"));
-  CHECK(chose(plan_default(shape(1024, 1024, 1024), h200(), 4), "gpu_128x64"));
+  CHECK(chose(plan_default(dense_shape(1024, 1024, 1024), h200(), 4), "gpu_128x64"));
 }
 
 TEST_CASE("operands that fill whole tiles are read in place, in either layout", "[unit][plan]") {
-  const Plan nn = plan_with<Prefetch64>(shape(256, 192, 128));
+  const Plan nn = plan_with<Prefetch64>(dense_shape(256, 192, 128));
   CHECK(!nn.a.packed);
   CHECK(!nn.a.k_contiguous);  // A as stored is M-contiguous
   CHECK(!nn.b.packed);
@@ -151,7 +122,7 @@ TEST_CASE("operands that fill whole tiles are read in place, in either layout", 
   CHECK(nn.a.ld == 64);  // 256 elements in vectors of 4
   CHECK(nn.global == std::array<std::size_t, 3>{64, 48, 1});
   CHECK(nn.local == std::array<std::size_t, 3>{16, 16, 1});
-  const Plan tt = plan_with<Prefetch64>(shape(256, 192, 128, true, true));
+  const Plan tt = plan_with<Prefetch64>(dense_shape(256, 192, 128, true, true));
   CHECK(!tt.a.packed);
   CHECK(tt.a.k_contiguous);
   CHECK(!tt.b.k_contiguous);
@@ -160,7 +131,7 @@ TEST_CASE("operands that fill whole tiles are read in place, in either layout", 
 }
 
 TEST_CASE("a K-contiguous operand reused over many rows of C is packed", "[unit][plan]") {
-  const Plan plan = plan_with<Prefetch64>(shape(2048, 64, 64));  // B is K-contiguous and serves 2048 rows
+  const Plan plan = plan_with<Prefetch64>(dense_shape(2048, 64, 64));  // B is K-contiguous and serves 2048 rows
   CHECK(!plan.a.packed);
   CHECK(plan.b.packed);
   CHECK(!plan.b.k_contiguous);
@@ -173,7 +144,7 @@ TEST_CASE("a K-contiguous operand reused over many rows of C is packed", "[unit]
 
 TEST_CASE("operands of other sizes are read as vectors, as elements or packed", "[unit][plan]") {
   // Whole vectors (sizes, offsets and leading dimensions multiples of 4) but not whole tiles: vectors in place.
-  GemmShape vectors = shape(100, 100, 20);
+  GemmShape vectors = dense_shape(100, 100, 20);
   vectors.a = {8, 104};
   const Plan v = plan_with<Prefetch64>(vectors);
   CHECK(v.variant.edges == EdgeMode::vectors);
@@ -190,7 +161,7 @@ TEST_CASE("operands of other sizes are read as vectors, as elements or packed", 
   CHECK(packed.a.outer_padded == 128);
   CHECK(packed.a.inner_padded == 32);
   // Odd sizes in a small product: elements in place, counted in elements.
-  GemmShape odd = shape(101, 99, 37);
+  GemmShape odd = dense_shape(101, 99, 37);
   odd.a.offset = 3;
   const Plan elements = plan_with<Prefetch64>(odd);
   CHECK(elements.variant.edges == EdgeMode::elements);
@@ -200,7 +171,7 @@ TEST_CASE("operands of other sizes are read as vectors, as elements or packed", 
   CHECK(elements.a.ld == 101);
   CHECK(elements.depth == 37);
   // Odd sizes in a large product: packed, whole tiles.
-  const Plan large = plan_with<Prefetch64>(shape(3001, 3001, 3001));
+  const Plan large = plan_with<Prefetch64>(dense_shape(3001, 3001, 3001));
   CHECK(large.a.packed);
   CHECK(large.b.packed);
   CHECK(large.variant.edges == EdgeMode::whole_tiles);
@@ -209,20 +180,20 @@ TEST_CASE("operands of other sizes are read as vectors, as elements or packed", 
 
 TEST_CASE("the packed families read outer-contiguous whole tiles in place and pack the rest", "[unit][plan]") {
   using Blocking = tilegemm::RegisterBlocking<64, 64, 16, 4, 4>;
-  const Plan nn = plan_with<Blocking>(shape(128, 128, 40));
+  const Plan nn = plan_with<Blocking>(dense_shape(128, 128, 40));
   CHECK(nn.a.packed);  // K = 40 is no whole tile
-  const Plan whole = plan_with<Blocking>(shape(128, 128, 48, false, true));
+  const Plan whole = plan_with<Blocking>(dense_shape(128, 128, 48, false, true));
   CHECK(!whole.a.packed);  // M-contiguous, whole tiles
   CHECK(!whole.b.packed);  // B^T is N-contiguous
-  const Plan transposed = plan_with<Blocking>(shape(128, 128, 48, true, false));
+  const Plan transposed = plan_with<Blocking>(dense_shape(128, 128, 48, true, false));
   CHECK(transposed.a.packed);
   CHECK(transposed.b.packed);
   CHECK(transposed.depth == 48);
-  CHECK(plan_with<Blocking>(shape(128, 128, 40, false, true)).depth == 48);
+  CHECK(plan_with<Blocking>(dense_shape(128, 128, 40, false, true)).depth == 48);
 }
 
 TEST_CASE("the families that read the caller's operands take the transposes as flags", "[unit][plan]") {
-  GemmShape s = shape(37, 21, 5, true, false);
+  GemmShape s = dense_shape(37, 21, 5, true, false);
   s.b = {7, 9};
   const Plan plan = plan_with<tilegemm::LocalTiles<16>>(s);
   CHECK(plan.variant.flag_a);
@@ -235,7 +206,7 @@ TEST_CASE("the families that read the caller's operands take the transposes as f
 }
 
 TEST_CASE("split-K gives each compute unit two work-groups", "[unit][plan]") {
-  const Plan plan = plan_with<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>(shape(128, 128, 131072));
+  const Plan plan = plan_with<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>(dense_shape(128, 128, 131072));
   // 4 tiles; 264 work-groups wanted: 66 slices of 125 tiles of K (2000 deep), the last shorter.
   CHECK(plan.slices == 66);
   CHECK(plan.k_per_slice == 2000);
@@ -246,7 +217,7 @@ TEST_CASE("fused strips add rows of work-groups to the corner's launch", "[unit]
   PlanOptions options;
   options.corner_m = 128;
   options.corner_n = 64;
-  const Plan plan = plan_product(describe<Prefetch64>, shape(130, 70, 33), h200(), 4, options);
+  const Plan plan = plan_product(describe<Prefetch64>, dense_shape(130, 70, 33), h200(), 4, options);
   CHECK(plan.strips == StripWork::fused);
   // Right strip: 130 rows in panels of 32; bottom strip: the corner's 64 columns.
   CHECK(plan.strip_groups.right == 5);
@@ -254,7 +225,7 @@ TEST_CASE("fused strips add rows of work-groups to the corner's launch", "[unit]
   CHECK(plan.tile_rows == 1);
   CHECK(plan.global == std::array<std::size_t, 3>{32, 16 + 4 * 16, 1});  // 7 strip groups on rows of 2
   // A family without the fused entry point leaves them to the remainder kernel, in panels of 8.
-  const Plan local = plan_product(describe<tilegemm::LocalTiles<16>>, shape(130, 70, 33), h200(), 4, options);
+  const Plan local = plan_product(describe<tilegemm::LocalTiles<16>>, dense_shape(130, 70, 33), h200(), 4, options);
   CHECK(local.strips == StripWork::remainder_kernel);
   CHECK(local.strip_groups.right == 17);
   CHECK(local.strip_groups.bottom == 8);
@@ -263,38 +234,38 @@ TEST_CASE("fused strips add rows of work-groups to the corner's launch", "[unit]
 
 TEST_CASE("empty products, k = 0 and alpha = 0 need no kernel of the configuration", "[unit][plan]") {
   const auto* config = &describe<Prefetch64>;
-  CHECK(plan_gemm(config, shape(0, 5, 5), false, h200(), 4).work == Work::nothing);
-  CHECK(plan_gemm(config, shape(5, 0, 5), false, h200(), 4).work == Work::nothing);
-  CHECK(plan_gemm(config, shape(5, 5, 0), false, h200(), 4).work == Work::scale_c);
-  CHECK(plan_gemm(config, shape(5, 5, 5), true, h200(), 4).work == Work::scale_c);
-  CHECK(plan_gemm(config, shape(5, 5, 5), false, h200(), 4).work == Work::product);
-  CHECK(plan_gemm(nullptr, shape(5, 5, 5), false, h200(), 4).work == Work::product);
+  CHECK(plan_gemm(config, dense_shape(0, 5, 5), false, h200(), 4).work == Work::nothing);
+  CHECK(plan_gemm(config, dense_shape(5, 0, 5), false, h200(), 4).work == Work::nothing);
+  CHECK(plan_gemm(config, dense_shape(5, 5, 0), false, h200(), 4).work == Work::scale_c);
+  CHECK(plan_gemm(config, dense_shape(5, 5, 5), true, h200(), 4).work == Work::scale_c);
+  CHECK(plan_gemm(config, dense_shape(5, 5, 5), false, h200(), 4).work == Work::product);
+  CHECK(plan_gemm(nullptr, dense_shape(5, 5, 5), false, h200(), 4).work == Work::product);
 }
 
 TEST_CASE("a device without fp64 is refused double precision before anything is built", "[unit][plan][errors]") {
   DeviceLimits no_fp64 = h200();
   no_fp64.fp64 = false;
   no_fp64.name = "a device without doubles";
-  CHECK(error_code([&] { plan_gemm(nullptr, shape(8, 8, 8), false, no_fp64, 8); }) == CL_INVALID_OPERATION);
+  CHECK(error_code([&] { plan_gemm(nullptr, dense_shape(8, 8, 8), false, no_fp64, 8); }) == CL_INVALID_OPERATION);
   try {
-    plan_gemm(&describe<Prefetch64>, shape(8, 8, 8), false, no_fp64, 8);
+    plan_gemm(&describe<Prefetch64>, dense_shape(8, 8, 8), false, no_fp64, 8);
     FAIL("expected tilegemm::Error");
   } catch (const tilegemm::Error& e) {
     CHECK(std::string(e.what()).find("a device without doubles does not support double precision") !=
           std::string::npos);
   }
-  CHECK(plan_gemm(nullptr, shape(8, 8, 8), false, no_fp64, 4).work == Work::product);  // float is fine
+  CHECK(plan_gemm(nullptr, dense_shape(8, 8, 8), false, no_fp64, 4).work == Work::product);  // float is fine
 }
 
 TEST_CASE("a configuration the device cannot run is refused by the planner", "[unit][plan][errors]") {
   DeviceLimits narrow = h200();
   narrow.max_work_group_size = 128;
-  CHECK(error_code([&] { plan_with<Prefetch64>(shape(64, 64, 64)); }) == 0);
-  CHECK(error_code([&] { plan_product(describe<Prefetch64>, shape(64, 64, 64), narrow, 4); }) ==
+  CHECK(error_code([&] { plan_with<Prefetch64>(dense_shape(64, 64, 64)); }) == tilegemm_test::no_error);
+  CHECK(error_code([&] { plan_product(describe<Prefetch64>, dense_shape(64, 64, 64), narrow, 4); }) ==
         CL_INVALID_WORK_GROUP_SIZE);
   DeviceLimits little_local = h200();
   little_local.local_memory_bytes = 16 * 1024;
-  CHECK(error_code([&] { plan_product(describe<Prefetch64>, shape(64, 64, 64), little_local, 4); }) ==
+  CHECK(error_code([&] { plan_product(describe<Prefetch64>, dense_shape(64, 64, 64), little_local, 4); }) ==
         CL_OUT_OF_RESOURCES);
 }
 
@@ -330,8 +301,9 @@ TEST_CASE("every kernel of the default plan fits devices with small work-groups"
     for (const cl_device_type type : {cl_device_type(CL_DEVICE_TYPE_GPU), cl_device_type(CL_DEVICE_TYPE_CPU)}) {
       DeviceLimits device = with_work_groups(h200(), most);
       device.type = type;
-      for (const GemmShape& s : {shape(1025, 1025, 1025), shape(4097, 33, 100, true), shape(64, 64, 64),
-                                 shape(100, 100, 8192), shape(7, 61, 129, false, true)}) {
+      for (const GemmShape& s :
+           {dense_shape(1025, 1025, 1025), dense_shape(4097, 33, 100, true), dense_shape(64, 64, 64),
+            dense_shape(100, 100, 8192), dense_shape(7, 61, 129, false, true)}) {
         for (const std::size_t size : {std::size_t(4), std::size_t(8)}) {
           INFO(device.name << (type == CL_DEVICE_TYPE_CPU ? " (cpu)" : " (gpu)") << ", " << s.m << "x" << s.n << "x"
                            << s.k << ", scalar " << size);
@@ -341,11 +313,11 @@ TEST_CASE("every kernel of the default plan fits devices with small work-groups"
       }
     }
   }
-  CHECK(chose(plan_default(shape(300, 300, 300), with_work_groups(h200(), 8), 4), "tiny_groups"));
-  CHECK(chose(plan_default(shape(300, 300, 300), with_work_groups(h200(), 2), 4), "single_item"));
-  CHECK(plan_gemm(nullptr, shape(9, 9, 0), false, with_work_groups(h200(), 8), 4).support_tile == 2);
+  CHECK(chose(plan_default(dense_shape(300, 300, 300), with_work_groups(h200(), 8), 4), "tiny_groups"));
+  CHECK(chose(plan_default(dense_shape(300, 300, 300), with_work_groups(h200(), 2), 4), "single_item"));
+  CHECK(plan_gemm(nullptr, dense_shape(9, 9, 0), false, with_work_groups(h200(), 8), 4).support_tile == 2);
   // With 128-work-item groups the 256 of the remainder kernel do not fit: 1025 is tiled whole, with edges.
-  const Plan edges = plan_default(shape(1025, 1025, 1025), with_work_groups(h200(), 128), 8);
+  const Plan edges = plan_default(dense_shape(1025, 1025, 1025), with_work_groups(h200(), 128), 8);
   CHECK(edges.strips != StripWork::remainder_kernel);
 }
 
@@ -353,15 +325,15 @@ TEST_CASE("no buffer larger than the device's largest allocation is planned", "[
   DeviceLimits device = h200();
   device.max_alloc_bytes = 1 << 20;  // 1 MiB
   // Odd sizes in a large product would be packed; their copies (more than 1 MiB) are not made: elements in place.
-  const Plan large = plan_with<Prefetch64>(shape(3001, 3001, 3001));
+  const Plan large = plan_with<Prefetch64>(dense_shape(3001, 3001, 3001));
   CHECK(large.a.packed);
-  const Plan limited = plan_product(describe<Prefetch64>, shape(3001, 3001, 3001), device, 4);
+  const Plan limited = plan_product(describe<Prefetch64>, dense_shape(3001, 3001, 3001), device, 4);
   CHECK(!limited.a.packed);
   CHECK(!limited.b.packed);
   CHECK(limited.variant.edges == EdgeMode::elements);
   // The packed families cannot read such operands in place: a clear error.
   try {
-    plan_product(describe<tilegemm::RegisterBlocking<64, 64, 16, 4, 4>>, shape(3001, 3001, 3001), device, 4);
+    plan_product(describe<tilegemm::RegisterBlocking<64, 64, 16, 4, 4>>, dense_shape(3001, 3001, 3001), device, 4);
     FAIL("expected tilegemm::Error");
   } catch (const tilegemm::Error& e) {
     CHECK(e.code() == CL_INVALID_BUFFER_SIZE);
@@ -370,17 +342,18 @@ TEST_CASE("no buffer larger than the device's largest allocation is planned", "[
   }
   // Split-K's workspace: the explicit configuration is refused, the default takes a single pass.
   device.max_alloc_bytes = 64 * 1024;
-  CHECK(error_code([&] { plan_with<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>(shape(128, 128, 131072)); }) == 0);
+  CHECK(error_code([&] { plan_with<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>(dense_shape(128, 128, 131072)); }) ==
+        tilegemm_test::no_error);
   CHECK(error_code([&] {
-          plan_product(describe<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>, shape(128, 128, 131072), device, 4);
+          plan_product(describe<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>, dense_shape(128, 128, 131072), device, 4);
         }) == CL_INVALID_BUFFER_SIZE);
-  CHECK(!plan_default(shape(128, 128, 131072), device, 4).config.splits_k);
+  CHECK(!plan_default(dense_shape(128, 128, 131072), device, 4).config.splits_k);
 }
 
 TEST_CASE("operands whose indices would not fit the kernels' ints in place are packed", "[unit][plan]") {
   // A 64 x 33 outer-contiguous A with a leading dimension of 60,000,000 spans 32 * 60e6 + 64 elements, within 2^31,
   // but the kernel addresses whole slices of K, up to k = 47 (TSK 16): 47 * 60e6 is not within 2^31.
-  GemmShape s = shape(64, 64, 33);
+  GemmShape s = dense_shape(64, 64, 33);
   s.a.ld = 60000000;
   const Plan plan = plan_with<Prefetch64>(s);
   CHECK(plan.a.packed);
@@ -395,35 +368,35 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
   const DeviceLimits hopper = h200_with_tensor_cores();
   const auto tensor = [](const Plan& plan) { return plan.config.family == tilegemm::Family::tensor_cores; };
   // Double always (on 9.0 in the copy engine's family, below); float in tf32x3 and tf32, never in ieee.
-  CHECK(plan_default(shape(4096, 4096, 4096), hopper, 8).config.uses_tensor_cores);
-  CHECK(plan_default(shape(4096, 4096, 4096), hopper, 8).variant.mma == MmaKind::fp64_sm90);
-  CHECK(!tensor(plan_default(shape(4096, 4096, 4096), hopper, 4)));
-  CHECK(!tensor(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::ieee)));
-  const Plan tf32x3 = plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32x3);
+  CHECK(plan_default(dense_shape(4096, 4096, 4096), hopper, 8).config.uses_tensor_cores);
+  CHECK(plan_default(dense_shape(4096, 4096, 4096), hopper, 8).variant.mma == MmaKind::fp64_sm90);
+  CHECK(!tensor(plan_default(dense_shape(4096, 4096, 4096), hopper, 4)));
+  CHECK(!tensor(plan_default(dense_shape(4096, 4096, 4096), hopper, 4, MathMode::ieee)));
+  const Plan tf32x3 = plan_default(dense_shape(4096, 4096, 4096), hopper, 4, MathMode::tf32x3);
   CHECK(tf32x3.config.uses_tensor_cores);  // wgmma's family on 9.0 (below)
   CHECK(tf32x3.variant.mma == MmaKind::tf32x3);
-  CHECK(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::tf32).variant.mma == MmaKind::tf32);
+  CHECK(plan_default(dense_shape(4096, 4096, 4096), hopper, 4, MathMode::tf32).variant.mma == MmaKind::tf32);
   // Compute capability 8.x: FP64 through m8n8k4.
   DeviceLimits a100 = hopper;
   a100.compute_capability = 80;
-  CHECK(plan_default(shape(4096, 4096, 4096), a100, 8).variant.mma == MmaKind::fp64_sm80);
+  CHECK(plan_default(dense_shape(4096, 4096, 4096), a100, 8).variant.mma == MmaKind::fp64_sm80);
   // Never where the device has none (the H200 as described without its compute capability, 7.5, a CPU), in any
   // mode; nor for products too small to pay for the packing; split-K keeps small C with long K.
   DeviceLimits turing = hopper;
   turing.compute_capability = 75;
   for (MathMode math : {MathMode::ieee, MathMode::tf32x3, MathMode::tf32}) {
-    CHECK(!tensor(plan_default(shape(4096, 4096, 4096), h200(), 8, math)));
-    CHECK(!tensor(plan_default(shape(4096, 4096, 4096), turing, 4, math)));
-    CHECK(!tensor(plan_default(shape(100, 100, 100), hopper, 8, math)));
-    CHECK(chose(plan_default(shape(128, 128, 131072), hopper, 4, math), "gpu_split_k"));
+    CHECK(!tensor(plan_default(dense_shape(4096, 4096, 4096), h200(), 8, math)));
+    CHECK(!tensor(plan_default(dense_shape(4096, 4096, 4096), turing, 4, math)));
+    CHECK(!tensor(plan_default(dense_shape(100, 100, 100), hopper, 8, math)));
+    CHECK(chose(plan_default(dense_shape(128, 128, 131072), hopper, 4, math), "gpu_split_k"));
   }
   // Large C: large tiles; fewer tiles than compute units: small ones. The tiled corner as for the other families.
   const auto picked = [](const Plan& plan, std::string_view name) { return chose(plan, name); };
-  CHECK(picked(plan_default(shape(4096, 4096, 4096), a100, 8), "tensor_double_large"));
-  CHECK(picked(plan_default(shape(512, 512, 512), hopper, 8), "tensor_double_small"));
-  CHECK(picked(plan_default(shape(4096, 4096, 4096), a100, 4, MathMode::tf32x3), "tensor_float_large"));
-  CHECK(picked(plan_default(shape(4096, 4096, 4096), a100, 4, MathMode::tf32), "tensor_tf32_large"));
-  CHECK(picked(plan_default(shape(512, 512, 512), hopper, 4, MathMode::tf32), "tensor_float_small"));
+  CHECK(picked(plan_default(dense_shape(4096, 4096, 4096), a100, 8), "tensor_double_large"));
+  CHECK(picked(plan_default(dense_shape(512, 512, 512), hopper, 8), "tensor_double_small"));
+  CHECK(picked(plan_default(dense_shape(4096, 4096, 4096), a100, 4, MathMode::tf32x3), "tensor_float_large"));
+  CHECK(picked(plan_default(dense_shape(4096, 4096, 4096), a100, 4, MathMode::tf32), "tensor_tf32_large"));
+  CHECK(picked(plan_default(dense_shape(512, 512, 512), hopper, 4, MathMode::tf32), "tensor_float_small"));
   // Just past a multiple of the small tiles, where 96 x 96 tiles cover all of C in one round (11 x 11 of them on
   // 132 compute units): those, whole, without strips; at the multiple itself the small tiles. (On 8.0: on 9.0 wgmma
   // takes float's whole C at these sizes, and the copy engine's family double's 2049 x 1025.)
@@ -432,24 +405,25 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
         std::tuple{4, MathMode::tf32x3, "tensor_float_odd", "tensor_float_small"},
         std::tuple{4, MathMode::tf32, "tensor_float_odd", "tensor_float_small"}}) {
     const DeviceLimits& device = a100;
-    const Plan odd_plan = plan_default(shape(1025, 1025, 1025), device, scalar_size, math);
+    const Plan odd_plan = plan_default(dense_shape(1025, 1025, 1025), device, scalar_size, math);
     CHECK(picked(odd_plan, odd));
     CHECK(odd_plan.strips == StripWork::none);
     CHECK(odd_plan.corner_m == 1025);
     CHECK(odd_plan.global[0] / odd_plan.local[0] == 11);
-    CHECK(picked(plan_default(shape(1024, 1024, 1024), device, scalar_size, math), small));
+    CHECK(picked(plan_default(dense_shape(1024, 1024, 1024), device, scalar_size, math), small));
     // More 96 x 96 tiles than compute units: the corner and its strips.
-    const Plan corner = plan_default(shape(2049, 1025, 1025), device, scalar_size, math);
+    const Plan corner = plan_default(dense_shape(2049, 1025, 1025), device, scalar_size, math);
     CHECK(!picked(corner, odd));
     CHECK(corner.strips == StripWork::remainder_kernel);
   }
-  const Plan past = plan_default(shape(4097, 4097, 4097), a100, 8);
+  const Plan past = plan_default(dense_shape(4097, 4097, 4097), a100, 8);
   CHECK(tensor(past));
   CHECK(past.corner_m == 4096);
   CHECK(past.corner_n == 4096);
   CHECK(past.strips == StripWork::remainder_kernel);
   CHECK(past.a.packed);  // lda = 4097 is no whole vector
-  CHECK(picked(plan_default(shape(1025, 1025, 1025), hopper, 8), "tensor_double_odd"));  // 9 x 9 tiles of 128: too few
+  CHECK(picked(plan_default(dense_shape(1025, 1025, 1025), hopper, 8),
+               "tensor_double_odd"));  // 9 x 9 tiles of 128: too few
 }
 
 TEST_CASE(
@@ -460,7 +434,7 @@ TEST_CASE(
   const auto bulk = [](const Plan& plan) { return plan.config.family == tilegemm::Family::bulk_tensor_cores; };
   // All of C in 128 x 128 tiles, both operands packed in padded slices 32 deep (rows of 128 + 4 doubles), K padded to
   // whole slices, 203 KiB of local memory.
-  const Plan plan = plan_default(shape(4097, 4097, 4097), hopper, 8);
+  const Plan plan = plan_default(dense_shape(4097, 4097, 4097), hopper, 8);
   REQUIRE(bulk(plan));
   CHECK(plan.config.name() == "bulk_tensor_cores 128x128x32 8x8 v4 s3");
   CHECK(plan.config.local_memory_elements * 8 > hopper.local_memory_bytes);
@@ -478,22 +452,22 @@ TEST_CASE(
     CHECK(operand->ld == 33);  // in vectors of 4
     CHECK(operand->stride == 33 * 4128 * 132 / 4);
   }
-  CHECK(bulk(plan_default(shape(1536, 1536, 64), hopper, 8)));     // 144 tiles on 132 compute units
-  CHECK(!bulk(plan_default(shape(1408, 1408, 1024), hopper, 8)));  // 121
+  CHECK(bulk(plan_default(dense_shape(1536, 1536, 64), hopper, 8)));     // 144 tiles on 132 compute units
+  CHECK(!bulk(plan_default(dense_shape(1408, 1408, 1024), hopper, 8)));  // 121
   // Float never (wgmma or mma.sync); compute capability 8.0 has no copy engine; where the driver refused local memory
   // past what the device reports, mma.sync's double within it.
   for (tilegemm::MathMode math : {tilegemm::MathMode::ieee, tilegemm::MathMode::tf32x3, tilegemm::MathMode::tf32}) {
-    CHECK(!bulk(plan_default(shape(4096, 4096, 4096), hopper, 4, math)));
+    CHECK(!bulk(plan_default(dense_shape(4096, 4096, 4096), hopper, 4, math)));
   }
   DeviceLimits a100 = hopper;
   a100.compute_capability = 80;
-  CHECK(plan_default(shape(4096, 4096, 4096), a100, 8).config.family == tilegemm::Family::tensor_cores);
+  CHECK(plan_default(dense_shape(4096, 4096, 4096), a100, 8).config.family == tilegemm::Family::tensor_cores);
   DeviceLimits refused = hopper;
   refused.sm90a_local_memory_refused = true;
-  CHECK(plan_default(shape(4096, 4096, 4096), refused, 8).config.family == tilegemm::Family::tensor_cores);
+  CHECK(plan_default(dense_shape(4096, 4096, 4096), refused, 8).config.family == tilegemm::Family::tensor_cores);
   // Named, it runs double only, from compute capability 9.0 on, and says so before anything is built.
-  CHECK_THROWS_AS(plan_product(plan.config, shape(4096, 4096, 4096), a100, 8), tilegemm::Error);
-  CHECK_THROWS_AS(plan_product(plan.config, shape(4096, 4096, 4096), hopper, 4), tilegemm::Error);
+  CHECK_THROWS_AS(plan_product(plan.config, dense_shape(4096, 4096, 4096), a100, 8), tilegemm::Error);
+  CHECK_THROWS_AS(plan_product(plan.config, dense_shape(4096, 4096, 4096), hopper, 4), tilegemm::Error);
 }
 
 TEST_CASE(
@@ -503,7 +477,7 @@ TEST_CASE(
   using tilegemm::MathMode;
   const DeviceLimits hopper = h200_with_tensor_cores();
   const auto warpgroup = [](const Plan& plan) { return plan.config.family == tilegemm::Family::warpgroup_mma; };
-  const Plan plan = plan_default(shape(3073, 3072, 3000), hopper, 4, MathMode::tf32);
+  const Plan plan = plan_default(dense_shape(3073, 3072, 3000), hopper, 4, MathMode::tf32);
   REQUIRE(warpgroup(plan));
   CHECK(plan.config.name() == "warpgroup_mma 128x128x32 2x32 s3");
   CHECK(plan.variant.mma == MmaKind::tf32);
@@ -525,7 +499,7 @@ TEST_CASE(
   // tf32x3 (4 tiles of 128 x 128 per compute unit: 600): the 3072 x 3072 corner in tiles 32 deep, the last row of C
   // by the strip code in the same launch: 96 work-groups of 32 columns, in 4 rows of work-groups past the tiles' 24
   // (dimension 1, 24 per row).
-  const Plan split = plan_default(shape(3073, 3072, 3000), hopper, 4, MathMode::tf32x3);
+  const Plan split = plan_default(dense_shape(3073, 3072, 3000), hopper, 4, MathMode::tf32x3);
   REQUIRE(warpgroup(split));
   CHECK(split.config.name() == "warpgroup_mma 128x128x32 2x32 s6");
   CHECK(split.variant.mma == MmaKind::tf32x3);
@@ -542,7 +516,7 @@ TEST_CASE(
   CHECK(split.a.parts == 2);
   CHECK(split.a.outer_padded == 24 * 128);
   // Strips wider than 16 (3000 = 23 x 128 + 56): all of C in tiles, the packed copies padded.
-  const Plan whole = plan_default(shape(3000, 3000, 3000), hopper, 4, MathMode::tf32x3);
+  const Plan whole = plan_default(dense_shape(3000, 3000, 3000), hopper, 4, MathMode::tf32x3);
   REQUIRE(warpgroup(whole));
   CHECK(whole.strips == StripWork::none);
   CHECK(whole.corner_m == 3000);
@@ -550,7 +524,9 @@ TEST_CASE(
   CHECK(whole.a.outer_padded == 24 * 128);
   // tf32: 128 x 256 tiles where C has 8 of them per compute unit (1056 on the H200: 6144^2 has 1152, 5632^2 968);
   // 128 x 128 where it has one of those per compute unit (1536^2 has 144, 1408^2 121), 64 x 128 below.
-  const auto name = [&](int n, MathMode math) { return plan_default(shape(n, n, n), hopper, 4, math).config.name(); };
+  const auto name = [&](int n, MathMode math) {
+    return plan_default(dense_shape(n, n, n), hopper, 4, math).config.name();
+  };
   CHECK(name(6144, MathMode::tf32) == "warpgroup_mma 128x256x32 2x64 s3");
   CHECK(name(5632, MathMode::tf32) == "warpgroup_mma 128x128x32 2x32 s3");
   CHECK(name(4096, MathMode::tf32) == "warpgroup_mma 128x128x32 2x32 s3");
@@ -563,18 +539,18 @@ TEST_CASE(
   CHECK(name(2816, MathMode::tf32x3) == "warpgroup_mma 64x128x16 2x32 s8");
   // Not below a 64 x 128 tile for half the compute units (66 of the H200's 132: 768^2 has 72, 640^2 50), nor in
   // ieee, in double, or on other compute capabilities (8.0 lacks wgmma; 10.0's PTX has no sm_90a instructions).
-  CHECK(warpgroup(plan_default(shape(1025, 1025, 1025), hopper, 4, MathMode::tf32x3)));
-  CHECK(warpgroup(plan_default(shape(768, 768, 768), hopper, 4, MathMode::tf32)));
-  CHECK(warpgroup(plan_default(shape(768, 768, 768), hopper, 4, MathMode::tf32x3)));
-  CHECK(!warpgroup(plan_default(shape(640, 640, 640), hopper, 4, MathMode::tf32)));
-  CHECK(!warpgroup(plan_default(shape(640, 640, 640), hopper, 4, MathMode::tf32x3)));
-  CHECK(warpgroup(plan_default(shape(1536, 1536, 256), hopper, 4, MathMode::tf32)));
-  CHECK(!warpgroup(plan_default(shape(4096, 4096, 4096), hopper, 4, MathMode::ieee)));
-  CHECK(!warpgroup(plan_default(shape(4096, 4096, 4096), hopper, 8, MathMode::tf32)));
+  CHECK(warpgroup(plan_default(dense_shape(1025, 1025, 1025), hopper, 4, MathMode::tf32x3)));
+  CHECK(warpgroup(plan_default(dense_shape(768, 768, 768), hopper, 4, MathMode::tf32)));
+  CHECK(warpgroup(plan_default(dense_shape(768, 768, 768), hopper, 4, MathMode::tf32x3)));
+  CHECK(!warpgroup(plan_default(dense_shape(640, 640, 640), hopper, 4, MathMode::tf32)));
+  CHECK(!warpgroup(plan_default(dense_shape(640, 640, 640), hopper, 4, MathMode::tf32x3)));
+  CHECK(warpgroup(plan_default(dense_shape(1536, 1536, 256), hopper, 4, MathMode::tf32)));
+  CHECK(!warpgroup(plan_default(dense_shape(4096, 4096, 4096), hopper, 4, MathMode::ieee)));
+  CHECK(!warpgroup(plan_default(dense_shape(4096, 4096, 4096), hopper, 8, MathMode::tf32)));
   for (int capability : {80, 89, 100}) {
     DeviceLimits other = hopper;
     other.compute_capability = capability;
-    CHECK(!warpgroup(plan_default(shape(4096, 4096, 4096), other, 4, MathMode::tf32)));
+    CHECK(!warpgroup(plan_default(dense_shape(4096, 4096, 4096), other, 4, MathMode::tf32)));
   }
 }
 
@@ -591,7 +567,7 @@ TEST_CASE("a warpgroup_mma configuration is refused where it cannot run, before 
                            const KernelDescription& config = describe<Warpgroup>) -> std::string {
     options.math = math;
     try {
-      plan_product(config, shape(256, 256, 64), device, scalar_size, options);
+      plan_product(config, dense_shape(256, 256, 64), device, scalar_size, options);
     } catch (const tilegemm::Error& e) {
       return std::to_string(e.code()) + " " + e.what();
     }
@@ -624,10 +600,10 @@ TEST_CASE("a warpgroup_mma configuration is refused where it cannot run, before 
   CHECK(local_memory_limit(deep, refused) == 48 * 1024);
   CHECK(!config_fits(deep, refused, 4));
   for (MathMode math : {MathMode::tf32, MathMode::tf32x3}) {
-    const Plan within = plan_default(shape(4096, 4096, 4096), refused, 4, math);
+    const Plan within = plan_default(dense_shape(4096, 4096, 4096), refused, 4, math);
     CHECK(within.config.family == tilegemm::Family::tensor_cores);
     CHECK(within.config.local_memory_elements * 4 <= 48 * 1024);
-    const Plan wide = plan_default(shape(4096, 4096, 4096), h200_with_tensor_cores(), 4, math);
+    const Plan wide = plan_default(dense_shape(4096, 4096, 4096), h200_with_tensor_cores(), 4, math);
     CHECK(beyond_reported_local_memory(wide, h200_with_tensor_cores(), 4));
     CHECK(!beyond_reported_local_memory(within, refused, 4));
   }
@@ -637,7 +613,8 @@ TEST_CASE("a warpgroup_mma configuration is refused where it cannot run, before 
   CHECK(refuses_local_memory(tilegemm::Error(CL_OUT_OF_RESOURCES, "launch")));
   CHECK(!refuses_local_memory(tilegemm::Error(CL_MEM_OBJECT_ALLOCATION_FAILURE, "a buffer")));
   options.math = MathMode::tf32;
-  CHECK(plan_product(deep, shape(4096, 4096, 4096), h200_with_tensor_cores(), 4, options).config.name() == deep.name());
+  CHECK(plan_product(deep, dense_shape(4096, 4096, 4096), h200_with_tensor_cores(), 4, options).config.name() ==
+        deep.name());
   CHECK_THAT(refusal(h200_with_tensor_cores(), 4, MathMode::tf32, describe<tilegemm::WarpgroupMma<128, 256, 32, 6>>),
              CONTAINS_ALL3(std::to_string(CL_OUT_OF_RESOURCES), "needs 295008 bytes of local memory", "has 232448"));
   // tf32x3's slices take two buffers each (high and low parts): 6 stages at least; and it sums at most 32 of k on the
@@ -650,7 +627,7 @@ TEST_CASE("a warpgroup_mma configuration is refused where it cannot run, before 
         "planned");
   options.math = MathMode::tf32x3;
   // In tf32x3 each operand's copy holds a high and a low image of every slice.
-  const Plan split = plan_product(describe<Warpgroup>, shape(256, 200, 64), h200_with_tensor_cores(), 4, options);
+  const Plan split = plan_product(describe<Warpgroup>, dense_shape(256, 200, 64), h200_with_tensor_cores(), 4, options);
   CHECK(split.variant.mma == MmaKind::tf32x3);
   CHECK(split.a.parts == 2);
   CHECK(split.b.parts == 2);
@@ -669,7 +646,7 @@ TEST_CASE("a tensor_cores configuration is refused where it cannot run, before a
   for (const DeviceLimits& device : {h200(), turing}) {
     for (std::size_t scalar_size : {4, 8}) {
       try {
-        plan_product(describe<Tensor>, shape(64, 64, 64), device, scalar_size, tf32x3);
+        plan_product(describe<Tensor>, dense_shape(64, 64, 64), device, scalar_size, tf32x3);
         FAIL("planned on a device without tensor cores");
       } catch (const tilegemm::Error& e) {
         CHECK(e.code() == CL_INVALID_DEVICE);
@@ -682,9 +659,9 @@ TEST_CASE("a tensor_cores configuration is refused where it cannot run, before a
     }
   }
   // Float in the ieee mode stays off the tensor cores.
-  CHECK(error_code([&] { plan_product(describe<Tensor>, shape(64, 64, 64), h200_with_tensor_cores(), 4); }) ==
+  CHECK(error_code([&] { plan_product(describe<Tensor>, dense_shape(64, 64, 64), h200_with_tensor_cores(), 4); }) ==
         CL_INVALID_OPERATION);
-  const Plan plan = plan_product(describe<Tensor>, shape(64, 64, 64), h200_with_tensor_cores(), 4, tf32x3);
+  const Plan plan = plan_product(describe<Tensor>, dense_shape(64, 64, 64), h200_with_tensor_cores(), 4, tf32x3);
   CHECK(plan.variant.mma == MmaKind::tf32x3);
   CHECK(plan.local[0] == 16);  // 4 warps: 2 x 2 of 32 x 32, 8 x 4 lanes each
   CHECK(plan.local[1] == 8);
@@ -697,18 +674,18 @@ TEST_CASE("a plan the device cannot run is none for the planner and the refusal 
           "[unit][plan][errors]") {
   DeviceLimits narrow = h200();
   narrow.max_work_group_size = 128;
-  CHECK(!plan_if_fits(describe<Prefetch64>, shape(64, 64, 64), narrow, 4));
-  CHECK(error_code([&] { plan_product(describe<Prefetch64>, shape(64, 64, 64), narrow, 4); }) ==
+  CHECK(!plan_if_fits(describe<Prefetch64>, dense_shape(64, 64, 64), narrow, 4));
+  CHECK(error_code([&] { plan_product(describe<Prefetch64>, dense_shape(64, 64, 64), narrow, 4); }) ==
         CL_INVALID_WORK_GROUP_SIZE);
   // A packed copy larger than the device's largest buffer: none; named, its sentence.
   DeviceLimits small_buffers = h200();
   small_buffers.max_alloc_bytes = 1 << 20;
   using Packed = tilegemm::RegisterBlocking<64, 64, 16, 4, 4>;
-  CHECK(!plan_if_fits(describe<Packed>, shape(1001, 1001, 1001), small_buffers, 4));
-  CHECK_THROWS_WITH(plan_product(describe<Packed>, shape(1001, 1001, 1001), small_buffers, 4),
+  CHECK(!plan_if_fits(describe<Packed>, dense_shape(1001, 1001, 1001), small_buffers, 4));
+  CHECK_THROWS_WITH(plan_product(describe<Packed>, dense_shape(1001, 1001, 1001), small_buffers, 4),
                     Catch::Matchers::Contains("the zero-padded copy of A that register_blocking"));
   // A batch for split-K, whose launch dimension 2 holds its slices: none; named, std::invalid_argument.
-  GemmShape batch = shape(64, 64, 64);
+  GemmShape batch = dense_shape(64, 64, 64);
   batch.batch = 3;
   batch.c.stride = 64 * 64;
   batch.a.stride = batch.b.stride = 64 * 64;
@@ -716,9 +693,9 @@ TEST_CASE("a plan the device cannot run is none for the planner and the refusal 
   CHECK(!plan_if_fits(describe<Split>, batch, h200(), 4));
   CHECK_THROWS_AS(plan_product(describe<Split>, batch, h200(), 4), std::invalid_argument);
   // Where it fits, the same plan either way.
-  const std::optional<Plan> fits = plan_if_fits(describe<Prefetch64>, shape(130, 70, 33), h200(), 4);
+  const std::optional<Plan> fits = plan_if_fits(describe<Prefetch64>, dense_shape(130, 70, 33), h200(), 4);
   REQUIRE(fits);
-  const Plan named = plan_product(describe<Prefetch64>, shape(130, 70, 33), h200(), 4);
+  const Plan named = plan_product(describe<Prefetch64>, dense_shape(130, 70, 33), h200(), 4);
   CHECK(fits->config.name() == named.config.name());
   CHECK(fits->global == named.global);
   CHECK(fits->a.packed == named.a.packed);
@@ -771,12 +748,12 @@ TEST_CASE("AutoConfig's plan is of an entry of the built-in table that serves th
         std::tuple{1025, 1025, 1025}, std::tuple{2049, 1025, 1025}, std::tuple{4096, 4096, 4096},
         std::tuple{4097, 4097, 4097}, std::tuple{8192, 8192, 8192}, std::tuple{128, 128, 131072},
         std::tuple{8192, 64, 512}, std::tuple{64, 8192, 512}}) {
-    shapes.push_back(shape(m, n, k));
-    shapes.push_back(shape(m, n, k, true, true));
+    shapes.push_back(dense_shape(m, n, k));
+    shapes.push_back(dense_shape(m, n, k, true, true));
   }
   for (const auto& [m, count] :
        {std::pair{8, 10000}, std::pair{16, 1000}, std::pair{32, 10000}, std::pair{256, 1000}}) {
-    GemmShape s = shape(m, m, m);
+    GemmShape s = dense_shape(m, m, m);
     s.batch = count;
     s.a.stride = s.b.stride = s.c.stride = m * m;
     shapes.push_back(s);

@@ -14,6 +14,7 @@
 #include "catch.hpp"
 #include "programs_made.hpp"
 #include "reference.hpp"
+#include "temporary_folder.hpp"
 
 // Each test case uses configurations no other test case in this executable uses, so that its counts do not depend on
 // the order the cases run in. Only "packed families ..." runs packed families (register_blocking, wide_types), since
@@ -65,27 +66,7 @@ std::string multiply(bool trans_a, bool trans_b, const cl::CommandQueue& queue =
 }
 
 namespace fs = std::filesystem;
-
-// A fresh folder for one test, removed with everything in it at the end.
-class TemporaryFolder {
- public:
-  TemporaryFolder() {
-    std::random_device random;
-    path_ = fs::temp_directory_path() /
-            ("tilegemm-show-kernels-test-" + std::to_string(random()) + "-" + std::to_string(random()));
-    fs::create_directories(path_);
-  }
-  ~TemporaryFolder() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TemporaryFolder(const TemporaryFolder&) = delete;
-  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using tilegemm_test::TemporaryFolder;
 
 // TILEGEMM_SHOW_KERNELS set to `folder` (unset for an empty one) for the lifetime of this object, then unset.
 class ShowKernels {
@@ -106,11 +87,6 @@ std::vector<fs::path> files_in(const fs::path& folder) {
   std::vector<fs::path> files;
   for (const auto& item : fs::directory_iterator(folder)) files.push_back(item.path());
   return files;
-}
-
-std::string contents(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 // A program of three pieces, unique to this run (so that no cache has it), that compiles or not.
@@ -247,7 +223,7 @@ TEST_CASE("alpha = 0, k = 0 and empty products compile nothing (Naive<5, 7>)", "
 
 TEST_CASE("TILEGEMM_SHOW_KERNELS=DIR writes each program's whole text to DIR as it is made, named by its key",
           "[cache]") {
-  const TemporaryFolder folder;
+  const TemporaryFolder folder("show-kernels-test");
   const ShowKernels show(folder.path());
   const cl::CommandQueue queue = tilegemm::default_queue();
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
@@ -258,7 +234,7 @@ TEST_CASE("TILEGEMM_SHOW_KERNELS=DIR writes each program's whole text to DIR as 
   CHECK(programs_made_by([&] { tilegemm::ProgramCache::instance().program(context, device, text); }) == 1);
   const fs::path file = folder.path() / (tilegemm::detail::hex64(text.key) + ".cl");
   CHECK(files_in(folder.path()) == std::vector<fs::path>{file});
-  CHECK(contents(file) == storage);  // all three pieces, in order
+  CHECK(tilegemm_test::text_of(file) == storage);  // all three pieces, in order
   fs::remove(file);
   tilegemm::ProgramCache::instance().program(context, device, text);  // in memory: not made, not written
   CHECK(files_in(folder.path()).empty());
@@ -268,7 +244,7 @@ TEST_CASE("TILEGEMM_SHOW_KERNELS=DIR writes each program's whole text to DIR as 
   const std::vector<fs::path> files = files_in(folder.path());
   REQUIRE(files.size() == 1);
   CHECK(files[0].extension() == ".cl");
-  const std::string kernel = contents(files[0]);
+  const std::string kernel = tilegemm_test::text_of(files[0]);
   CHECK(kernel.find("#define") != std::string::npos);
   CHECK(kernel.find("__kernel") != std::string::npos);
 }
@@ -290,14 +266,14 @@ TEST_CASE("a failed build's error names the file that holds the program's whole 
   std::string storage;
   {
     INFO("with TILEGEMM_SHOW_KERNELS: in its folder");
-    const TemporaryFolder folder;
+    const TemporaryFolder folder("show-kernels-test");
     const ShowKernels show(folder.path());
     const tilegemm::detail::ProgramText text = three_pieces(unique_name(), false, storage);
     const fs::path file = folder.path() / (tilegemm::detail::hex64(text.key) + ".cl");
     const std::string message = failure(text);
     CHECK(message.find("Its whole text is in " + file.string() + ".") != std::string::npos);
     CHECK(message.find("undeclared") != std::string::npos);  // the build log
-    CHECK(contents(file) == storage);
+    CHECK(tilegemm_test::text_of(file) == storage);
   }
   {
     INFO("without: in the temporary folder");
@@ -306,7 +282,7 @@ TEST_CASE("a failed build's error names the file that holds the program's whole 
     const fs::path file = fs::temp_directory_path() / "tilegemm-kernels" / (tilegemm::detail::hex64(text.key) + ".cl");
     const std::string message = failure(text);
     CHECK(message.find("Its whole text is in " + file.string() + ".") != std::string::npos);
-    CHECK(contents(file) == storage);
+    CHECK(tilegemm_test::text_of(file) == storage);
     fs::remove(file);
   }
 }

@@ -138,7 +138,7 @@ void print(const std::string& what, const HeldResources& held) {
 
 }  // namespace
 
-TEST_CASE("100 user contexts created, used once and dropped grow the process by at most 10 MB", "[resources]") {
+TEST_CASE("100 user contexts created, used once and dropped grow the process by at most 10 MB", "[resources][slow]") {
   tilegemm::release_resources();
   // The first contexts of a process allocate for good (tilegemm's tables, the driver's pools; on the H200, plain
   // OpenCL contexts used and dropped the same way grew the process by 13 MB over the first 10, 4.8 MB over the next
@@ -327,7 +327,7 @@ TEST_CASE("after release_resources() tilegemm holds nothing, and products build 
   CHECK(held_resources().own_queues == 1);
 }
 
-TEST_CASE("after one 2000 x 2000 product, a few small products give its pooled buffers back", "[resources]") {
+TEST_CASE("after one 2000 x 2000 product, a few small products give its pooled buffers back", "[resources][slow]") {
   tilegemm::release_resources();
   REQUIRE(multiply(2000, 2000, 2000) == "");
   const HeldResources after_large = held_resources();

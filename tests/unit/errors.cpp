@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "error_code.hpp"
 #include "message_matchers.hpp"
 #include "reference.hpp"
+#include "uploaded.hpp"
 
 using Eigen::Index;
 using tilegemm::Transpose;
@@ -21,29 +23,10 @@ using tilegemm_test::random_scalar;
 
 namespace {
 
-// The code of the tilegemm::Error that `body` throws; `no_error` when it throws nothing (other exceptions propagate).
-constexpr cl_int no_error = 12345;
-template <class Body>
-cl_int error_code(Body&& body) {
-  try {
-    body();
-  } catch (const tilegemm::Error& e) {
-    return e.code();
-  }
-  return no_error;
-}
-
-cl::CommandQueue test_queue() { return tilegemm::queue_for(tilegemm::find_device("").device); }
-
-template <class S>
-cl::Buffer upload(const cl::CommandQueue& queue, const Matrix<S>& host) {
-  cl_int status = CL_SUCCESS;
-  cl::Buffer buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE, sizeof(S) * std::max<Index>(host.size(), 1),
-                    nullptr, &status);
-  REQUIRE(status == CL_SUCCESS);
-  if (host.size() > 0) REQUIRE(queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, sizeof(S) * host.size(), host.data()) == 0);
-  return buffer;
-}
+using tilegemm_test::error_code;
+using tilegemm_test::no_error;
+using tilegemm_test::test_queue;
+using tilegemm_test::upload;
 
 // One call of the core tilegemm::gemm on float buffers that is valid as constructed; each test breaks one argument.
 struct GemmCall {

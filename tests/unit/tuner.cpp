@@ -18,49 +18,25 @@
 #include "../tools/tune/builtin_table.hpp"
 #include "../tools/tune/candidates.hpp"
 #include "catch.hpp"
+#include "dense_shape.hpp"
+#include "described_devices.hpp"
 #include "reference.hpp"
+#include "tuned_entry.hpp"
 
 namespace {
+
+using tilegemm_test::dense_shape;
+using tilegemm_test::tuned_entry;
 
 using namespace tilegemm::detail;
 namespace fs = std::filesystem;
 
+// An H200 with the platform and driver the tuned entries name.
 DeviceLimits gpu() {
-  DeviceLimits device;
-  device.name = "NVIDIA H200";
+  DeviceLimits device = tilegemm_test::h200();
   device.platform = "NVIDIA CUDA";
   device.driver = "580.159.04";
-  device.type = CL_DEVICE_TYPE_GPU;
-  device.compute_units = 132;
-  device.max_work_group_size = 1024;
-  device.max_work_item_sizes = {1024, 1024, 64};
-  device.local_memory_bytes = 48 * 1024;
-  device.fp64 = true;
   return device;
-}
-
-GemmShape shape(int m, int n, int k) {
-  GemmShape s;
-  s.m = m;
-  s.n = n;
-  s.k = k;
-  s.a = {0, m, 0};
-  s.b = {0, k, 0};
-  s.c = {0, m, 0};
-  return s;
-}
-
-TunedEntry entry(ShapeClass c, tilegemm::Family family, TileShape tile, const std::string& precision = "float") {
-  TunedEntry e;
-  e.device = "NVIDIA CUDA / NVIDIA H200";
-  e.driver = "580.159.04";
-  e.precision = precision;
-  e.shape_class = c;
-  e.family = family;
-  e.tile = tile;
-  e.tflops = 41.5;
-  e.builtin_tflops = 40.25;
-  return e;
 }
 
 // A line with its checksum made right again after `edit`, so that only the edit's content is judged.
@@ -71,28 +47,15 @@ std::string resigned(std::string line, const std::string& from, const std::strin
   return tuned_file::hex16(fnv1a(rest)) + rest + "\n";
 }
 
-// A fresh folder, removed at the end.
-struct Folder {
-  fs::path path;
-  Folder() {
-    std::random_device random;
-    path = fs::temp_directory_path() / ("tilegemm-tuner-test-" + std::to_string(random()) + std::to_string(random()));
-    fs::create_directories(path);
-  }
-  ~Folder() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
 }  // namespace
 
 TEST_CASE("tuned file: entries survive a round trip through the text", "[unit]") {
   const std::vector<TunedEntry> entries = {
-      entry(ShapeClass::square_large, tilegemm::Family::prefetch, {128, 64, 8, 8, 8, 4, 1}),
-      entry(ShapeClass::large_k, tilegemm::Family::split_k, {64, 64, 16, 4, 4, 4, 1}, "double"),
-      entry(ShapeClass::tall_skinny, tilegemm::Family::tensor_cores, {128, 128, 16, 8, 16, 4, 2}, "float-tf32x3"), [] {
-        TunedEntry model = entry(ShapeClass::square_small, tilegemm::Family::prefetch, {});
+      tuned_entry(ShapeClass::square_large, tilegemm::Family::prefetch, {128, 64, 8, 8, 8, 4, 1}),
+      tuned_entry(ShapeClass::large_k, tilegemm::Family::split_k, {64, 64, 16, 4, 4, 4, 1}, "double"),
+      tuned_entry(ShapeClass::tall_skinny, tilegemm::Family::tensor_cores, {128, 128, 16, 8, 16, 4, 2}, "float-tf32x3"),
+      [] {
+        TunedEntry model = tuned_entry(ShapeClass::square_small, tilegemm::Family::prefetch, {});
         model.model = true;
         return model;
       }()};
@@ -120,7 +83,7 @@ TEST_CASE("tuned file: entries survive a round trip through the text", "[unit]")
 }
 
 TEST_CASE("tuned file: damaged, truncated, foreign and stale lines are ignored", "[unit]") {
-  const TunedEntry good = entry(ShapeClass::square_large, tilegemm::Family::prefetch, {128, 64, 8, 8, 8, 4, 1});
+  const TunedEntry good = tuned_entry(ShapeClass::square_large, tilegemm::Family::prefetch, {128, 64, 8, 8, 8, 4, 1});
   const std::string line = tuned_file::line_of(good);
   REQUIRE(tuned_file::parse(line).size() == 1);
   // A flipped character anywhere, or a line cut short: the checksum does not match.
@@ -151,9 +114,9 @@ TEST_CASE("tuned file: damaged, truncated, foreign and stale lines are ignored",
 
 TEST_CASE("tuned file: winners are taken for their own device, driver and precision only", "[unit]") {
   std::vector<TunedEntry> entries = {
-      entry(ShapeClass::square_large, tilegemm::Family::prefetch, {128, 64, 8, 8, 8, 4, 1}),
-      entry(ShapeClass::square_large, tilegemm::Family::prefetch, {64, 64, 16, 4, 4, 4, 1}),  // later: wins
-      entry(ShapeClass::square_small, tilegemm::Family::prefetch, {32, 32, 16, 2, 2, 2, 1}, "double")};
+      tuned_entry(ShapeClass::square_large, tilegemm::Family::prefetch, {128, 64, 8, 8, 8, 4, 1}),
+      tuned_entry(ShapeClass::square_large, tilegemm::Family::prefetch, {64, 64, 16, 4, 4, 4, 1}),  // later: wins
+      tuned_entry(ShapeClass::square_small, tilegemm::Family::prefetch, {32, 32, 16, 2, 2, 2, 1}, "double")};
   const TunedChoices mine = choices_from(entries, "NVIDIA CUDA / NVIDIA H200", "580.159.04", "float");
   CHECK(mine[static_cast<std::size_t>(ShapeClass::square_large)].present);
   CHECK(mine[static_cast<std::size_t>(ShapeClass::square_large)].config.name() == "prefetch 64x64x16 4x4 v4");
@@ -202,25 +165,25 @@ TEST_CASE("plan_default takes the tuned winner of the shape's class where it run
   TunedChoices tuned;
   tuned[static_cast<std::size_t>(ShapeClass::square_medium)] = {true, false, *winner};
   tuned[static_cast<std::size_t>(ShapeClass::square_large)] = {true, true, {}};
-  const Plan model = plan_default(shape(2048, 2048, 2048), gpu(), 4);
+  const Plan model = plan_default(dense_shape(2048, 2048, 2048), gpu(), 4);
   CHECK(model.chosen == Chosen::model);
 
-  const Plan used = plan_default(shape(2048, 2048, 2048), gpu(), 4, tilegemm::MathMode::ieee, &tuned);
+  const Plan used = plan_default(dense_shape(2048, 2048, 2048), gpu(), 4, tilegemm::MathMode::ieee, &tuned);
   CHECK(used.chosen == Chosen::tuned);
   CHECK(used.config.name() == "prefetch 64x32x16 4x2 v2");
   CHECK(used.config.config_preamble.hash == winner->config_preamble.hash);
   // Just past whole tiles: the tiled corner and strips, as the model's candidates get.
-  const Plan past = plan_default(shape(2050, 2049, 1000), gpu(), 4, tilegemm::MathMode::ieee, &tuned);
+  const Plan past = plan_default(dense_shape(2050, 2049, 1000), gpu(), 4, tilegemm::MathMode::ieee, &tuned);
   CHECK(past.chosen == Chosen::tuned);
   CHECK(past.corner_m == 2048);
   CHECK(past.corner_n == 2048);
 
   // Another class: its own entry (the model, confirmed), or none.
-  CHECK(plan_default(shape(4096, 4096, 4096), gpu(), 4, tilegemm::MathMode::ieee, &tuned).chosen ==
+  CHECK(plan_default(dense_shape(4096, 4096, 4096), gpu(), 4, tilegemm::MathMode::ieee, &tuned).chosen ==
         Chosen::model_tuned);
-  CHECK(plan_default(shape(256, 256, 256), gpu(), 4, tilegemm::MathMode::ieee, &tuned).chosen == Chosen::model);
+  CHECK(plan_default(dense_shape(256, 256, 256), gpu(), 4, tilegemm::MathMode::ieee, &tuned).chosen == Chosen::model);
   // A batch takes the model's plan.
-  GemmShape batch = shape(2048, 2048, 2048);
+  GemmShape batch = dense_shape(2048, 2048, 2048);
   batch.batch = 3;
   batch.a.stride = 2048 * 2048;
   batch.b.stride = 2048 * 2048;
@@ -231,27 +194,30 @@ TEST_CASE("plan_default takes the tuned winner of the shape's class where it run
   DeviceLimits small = gpu();
   small.max_work_group_size = 128;
   small.max_work_item_sizes = {128, 128, 64};
-  const Plan refused = plan_default(shape(2048, 2048, 2048), small, 4, tilegemm::MathMode::ieee, &tuned);
+  const Plan refused = plan_default(dense_shape(2048, 2048, 2048), small, 4, tilegemm::MathMode::ieee, &tuned);
   CHECK(refused.chosen == Chosen::model);
   CHECK(refused.config.threads() <= 128);
   DeviceLimits little_local = gpu();
   little_local.local_memory_bytes = 4 * 1024;
-  CHECK(plan_default(shape(2048, 2048, 2048), little_local, 4, tilegemm::MathMode::ieee, &tuned).chosen ==
+  CHECK(plan_default(dense_shape(2048, 2048, 2048), little_local, 4, tilegemm::MathMode::ieee, &tuned).chosen ==
         Chosen::model);
   const std::optional<KernelDescription> tensor =
       describe_at_run_time(tilegemm::Family::tensor_cores, {128, 64, 8, 8, 8, 4, 3});
   REQUIRE(tensor);
   tuned[static_cast<std::size_t>(ShapeClass::square_medium)] = {true, false, *tensor};
-  CHECK(plan_default(shape(2048, 2048, 2048), gpu(), 8, tilegemm::MathMode::ieee, &tuned).chosen == Chosen::model);
+  CHECK(plan_default(dense_shape(2048, 2048, 2048), gpu(), 8, tilegemm::MathMode::ieee, &tuned).chosen ==
+        Chosen::model);
   DeviceLimits hopper = gpu();
   hopper.compute_capability = 90;
-  const Plan on_tensor_cores = plan_default(shape(2048, 2048, 2048), hopper, 8, tilegemm::MathMode::ieee, &tuned);
+  const Plan on_tensor_cores = plan_default(dense_shape(2048, 2048, 2048), hopper, 8, tilegemm::MathMode::ieee, &tuned);
   CHECK(on_tensor_cores.chosen == Chosen::tuned);
   CHECK(on_tensor_cores.config.uses_tensor_cores);
-  CHECK(plan_default(shape(2048, 2048, 2048), hopper, 4, tilegemm::MathMode::ieee, &tuned).chosen == Chosen::model);
-  CHECK(plan_default(shape(2048, 2048, 2048), hopper, 4, tilegemm::MathMode::tf32x3, &tuned).chosen == Chosen::tuned);
+  CHECK(plan_default(dense_shape(2048, 2048, 2048), hopper, 4, tilegemm::MathMode::ieee, &tuned).chosen ==
+        Chosen::model);
+  CHECK(plan_default(dense_shape(2048, 2048, 2048), hopper, 4, tilegemm::MathMode::tf32x3, &tuned).chosen ==
+        Chosen::tuned);
   // No tuned winners for hand-written descriptions (no driver): plan_gemm leaves the table out.
-  CHECK(plan_gemm(nullptr, shape(2048, 2048, 2048), false, gpu(), 4).chosen != Chosen::tuned);
+  CHECK(plan_gemm(nullptr, dense_shape(2048, 2048, 2048), false, gpu(), 4).chosen != Chosen::tuned);
 }
 
 namespace {
@@ -336,7 +302,7 @@ TEST_CASE("TILEGEMM_VERBOSE's line says the configuration and why", "[unit]") {
       describe_at_run_time(tilegemm::Family::prefetch, {64, 32, 16, 4, 2, 2, 1});
   TunedChoices tuned;
   tuned[static_cast<std::size_t>(ShapeClass::square_medium)] = {true, false, *winner};
-  const GemmShape s = shape(1000, 1200, 900);
+  const GemmShape s = dense_shape(1000, 1200, 900);
   CHECK(
       choice_line(plan_default(s, gpu(), 4, tilegemm::MathMode::ieee, &tuned), s, gpu(), 4, tilegemm::MathMode::ieee) ==
       "tilegemm: 1000x1200x900 float on NVIDIA H200: prefetch 64x32x16 4x2 v2 (tuned for square_medium)");
