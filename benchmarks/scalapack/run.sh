@@ -9,7 +9,9 @@
 #   GRID   PxQ, P Q ranks (2x2 for 4 GPUs, 1x2 for 2)
 #   GPU_DGEMM_GFLOPS  one GPU's device DGEMM at about N/P (e.g. the benchmark's double row), for the share
 #
-# Environment (optional): TILEGEMM_PILAENV (default N: one local product per rank; "unset" leaves ScaLAPACK's 32),
+# Environment (optional): TILEGEMM_PILAENV (default 4096, or N if smaller; "unset" leaves ScaLAPACK's 32; at N = 32768
+# on a 1x2 grid, TILEGEMM_PILAENV=32768 crashed inside PBLAS (a null pointer in OpenBLAS's dcopy: probably a workspace
+# of panel x local columns past 2 GiB, not verified), so panels stay at most 4096 by default),
 # NB (block size, default 256), REPEATS (default 3; the best is taken: the first call builds the kernels),
 # TILEGEMM_BLAS_OFFLOAD (default always), MPIRUN_ARGS (default: shared memory without CMA, which containers forbid;
 # where CMA works, "--mca btl self,vader" alone copies panels once instead of twice), TILEGEMM_BLAS_LOG.
@@ -65,7 +67,7 @@ fi
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export TILEGEMM_DEVICE=${TILEGEMM_DEVICE:-local-rank} TILEGEMM_BLAS_OFFLOAD=${TILEGEMM_BLAS_OFFLOAD:-always}
-pilaenv=${TILEGEMM_PILAENV:-$n}
+pilaenv=${TILEGEMM_PILAENV:-$((n < 4096 ? n : 4096))}
 if [ "$pilaenv" = unset ]; then unset TILEGEMM_PILAENV; else export TILEGEMM_PILAENV=$pilaenv; fi
 # The CPU's cores shared between the ranks (for what stays on the CPU BLAS).
 threads=$(($(nproc) / ranks > 0 ? $(nproc) / ranks : 1))
