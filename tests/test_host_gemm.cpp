@@ -23,31 +23,9 @@ using tilegemm_test::poison;
 using tilegemm_test::poisoned;
 using tilegemm_test::random_matrix;
 using tilegemm_test::random_scalar;
-using tilegemm_test::sentinel;
+using tilegemm_test::Stored;
 
 namespace {
-
-// A rows x cols matrix stored column-major with leading dimension ld in a vector whose other elements (the gaps
-// between columns and `margin` elements before and after) hold the sentinel.
-template <class S>
-struct Stored {
-  Index rows, cols, ld, margin;
-  std::vector<S> storage;
-
-  Stored(Index r, Index c, Index l, Index m = 5)
-      : rows(r), cols(c), ld(l), margin(m), storage(static_cast<std::size_t>(2 * m + l * c), sentinel<S>()) {}
-  S* data() { return storage.data() + margin; }
-  Eigen::Map<Matrix<S>, 0, Eigen::OuterStride<>> map() { return {data(), rows, cols, Eigen::OuterStride<>(ld)}; }
-  void set(const Matrix<S>& values) { map() = values; }
-  Matrix<S> values() { return map(); }
-  // "" when nothing outside the matrix changed.
-  std::string gaps_kept() const {
-    return tilegemm_test::gaps_unchanged(storage, [&](std::size_t i) {
-      const long long at = static_cast<long long>(i) - margin;
-      return at >= 0 && at < ld * cols && at % ld < rows;
-    });
-  }
-};
 
 Transpose transpose_of(bool t) { return t ? Transpose::yes : Transpose::no; }
 

@@ -61,4 +61,26 @@ std::string gaps_unchanged(const std::vector<S>& storage, IsElement&& is_element
   return "";
 }
 
+// A rows x cols matrix stored column-major with leading dimension ld in a vector whose other elements (the gaps
+// between columns and `margin` elements before and after) hold the sentinel: host-pointer operands with ld > rows.
+template <class S>
+struct Stored {
+  Eigen::Index rows, cols, ld, margin;
+  std::vector<S> storage;
+
+  Stored(Eigen::Index r, Eigen::Index c, Eigen::Index l, Eigen::Index m = 5)
+      : rows(r), cols(c), ld(l), margin(m), storage(static_cast<std::size_t>(2 * m + l * c), sentinel<S>()) {}
+  S* data() { return storage.data() + margin; }
+  Eigen::Map<Matrix<S>, 0, Eigen::OuterStride<>> map() { return {data(), rows, cols, Eigen::OuterStride<>(ld)}; }
+  void set(const Matrix<S>& values) { map() = values; }
+  Matrix<S> values() { return map(); }
+  // "" when nothing outside the matrix changed.
+  std::string gaps_kept() const {
+    return gaps_unchanged(storage, [&](std::size_t i) {
+      const long long at = static_cast<long long>(i) - margin;
+      return at >= 0 && at < ld * cols && at % ld < rows;
+    });
+  }
+};
+
 }  // namespace tilegemm_test
