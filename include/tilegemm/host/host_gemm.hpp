@@ -30,6 +30,7 @@
 #include "host_arithmetic.hpp"
 #include "host_operand.hpp"
 #include "host_options.hpp"
+#include "own_thread.hpp"
 #include "partial_write.hpp"
 #include "pending.hpp"
 #include "staged_product.hpp"
@@ -144,44 +145,32 @@ TILEGEMM_ENTRY Pending<void> staged_on_own_thread(const CallContext& call, const
 #if TILEGEMM_ENTRY_BODIES
 TILEGEMM_ENTRY Pending<void> staged_on_own_thread(const CallContext& call, const KernelDescription* config,
                                                   const RawProduct& p, const HostOptions& options) {
-  struct Outcome {
+  // The thread's profile, for the thread that waits (last_host_call_profile is a thread-local).
+  struct Profile {
     std::mutex mutex;
-    std::exception_ptr failure;
     HostCallProfile profile;
   };
-  auto outcome = std::make_shared<Outcome>();
-  cl_int status = CL_SUCCESS;
-  cl::UserEvent done(call.context, &status);
-  check(status, "clCreateUserEvent");
-  std::thread([call, config, p, options, done, outcome]() mutable {
-    cl_int end = CL_COMPLETE;
-    try {
-      translate_cl_errors([&] { staged_product(call, config, p, options); });
-      DiskCache::instance().store_ran();
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(outcome->mutex);
-      outcome->failure = std::current_exception();
-      end = CL_OUT_OF_RESOURCES;  // any negative status: the handle reports outcome->failure
-    }
-    {
-      std::lock_guard<std::mutex> lock(outcome->mutex);
-      outcome->profile = last_host_call_profile();
-    }
-    try {
-      done.setStatus(end);
-    } catch (...) {  // CLHPP's exceptions, where the user enabled them: nothing is left to tell
-    }
-  }).detach();
-  Pending<void> pending = Pending<void>::enqueued_void(done, outcome);
-  pending.explain_failures([outcome] {
-    std::lock_guard<std::mutex> lock(outcome->mutex);
-    return outcome->failure;
-  });
-  pending.then([outcome] {
-    std::lock_guard<std::mutex> lock(outcome->mutex);
-    last_host_call_profile() = outcome->profile;
-  });
-  return pending;
+  auto profile = std::make_shared<Profile>();
+  const auto record = [profile] {
+    std::lock_guard<std::mutex> lock(profile->mutex);
+    profile->profile = last_host_call_profile();
+  };
+  return on_own_thread(
+      call.context,
+      [call, config, p, options, record] {
+        try {
+          translate_cl_errors([&] { staged_product(call, config, p, options); });
+          DiskCache::instance().store_ran();
+        } catch (...) {
+          record();
+          throw;
+        }
+        record();
+      },
+      [profile] {
+        std::lock_guard<std::mutex> lock(profile->mutex);
+        last_host_call_profile() = profile->profile;
+      });
 }
 #endif
 

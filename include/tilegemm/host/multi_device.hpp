@@ -25,6 +25,7 @@
 #include "host_gemm.hpp"
 #include "host_operand.hpp"
 #include "host_options.hpp"
+#include "own_thread.hpp"
 #include "partial_write.hpp"
 #include "pending.hpp"
 #include "tile_plan.hpp"
@@ -372,47 +373,25 @@ TILEGEMM_ENTRY Pending<void> listed_on_own_thread(const std::vector<cl::CommandQ
   try {
     if (queues.empty())
       throw std::invalid_argument(std::string(function) + ": the list of queues is empty; pass at least one queue.");
-    struct Outcome {
-      std::mutex mutex;
-      std::exception_ptr failure;
-    };
-    auto outcome = std::make_shared<Outcome>();
     const CallContext first =
         translate_cl_errors([&] { return naming(function, [&] { return CallContext::of(queues[0]); }); });
-    cl_int status = CL_SUCCESS;
-    cl::UserEvent done(first.context, &status);
-    check(status, "clCreateUserEvent");
     // The caller's scoped settings, for the thread (they are thread-locals of the caller's).
     const CallOptions call_options = CallOptions::defaults();
     const HostOptions host = HostOptions::defaults();
     const MultiDeviceSettings settings = MultiDeviceSettings::defaults();
-    std::thread([queues, config, function, p, done, outcome, call_options, host, settings]() mutable {
-      cl_int end = CL_COMPLETE;
-      try {
-        std::optional<ScopedMathMode> math;  // a refused TILEGEMM_MATH is read again from the environment there
-        if (!call_options.math_refused) math.emplace(call_options.math);
-        std::optional<ScopedDeviceDescription> described;
-        if (call_options.device) described.emplace(*call_options.device);
-        const ScopedStagedPath staged(call_options.staged);
-        const ScopedBetaFold fold(host.fold_beta);
-        const ScopedMultiDevice multi(settings);
-        listed_host_gemm(queues, config, function, p, false).get();
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(outcome->mutex);
-        outcome->failure = std::current_exception();
-        end = CL_OUT_OF_RESOURCES;  // any negative status: the handle reports outcome->failure
-      }
-      try {
-        done.setStatus(end);
-      } catch (...) {  // CLHPP's exceptions, where the user enabled them: nothing is left to tell
-      }
-    }).detach();
-    Pending<void> pending = Pending<void>::enqueued_void(done, outcome);
-    pending.explain_failures([outcome] {
-      std::lock_guard<std::mutex> lock(outcome->mutex);
-      return outcome->failure;
-    });
-    return pending;
+    return on_own_thread(
+        first.context,
+        [queues, config, function, p, call_options, host, settings] {
+          std::optional<ScopedMathMode> math;  // a refused TILEGEMM_MATH is read again from the environment there
+          if (!call_options.math_refused) math.emplace(call_options.math);
+          std::optional<ScopedDeviceDescription> described;
+          if (call_options.device) described.emplace(*call_options.device);
+          const ScopedStagedPath staged(call_options.staged);
+          const ScopedBetaFold fold(host.fold_beta);
+          const ScopedMultiDevice multi(settings);
+          listed_host_gemm(queues, config, function, p, false).get();
+        },
+        {});
   } catch (...) {
     return Pending<void>::failed(std::current_exception());
   }
