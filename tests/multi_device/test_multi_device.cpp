@@ -191,7 +191,7 @@ TEMPLATE_TEST_CASE("several devices: C sharing A's memory is made in a copy firs
   }
 }
 
-TEMPLATE_TEST_CASE("several devices: a device that fails gives its tile to the others; the call is still right",
+TEMPLATE_TEST_CASE("several devices: a device that fails gives its tile to the others, the call is still right",
                    "[multi_device][errors]", float, double) {
   using S = TestType;
   const std::vector<cl::CommandQueue> two = devices(2);

@@ -130,7 +130,7 @@ TEST_CASE("blas: a model with a missing or odd constant is not used", "[unit]") 
   CHECK_FALSE(model.valid());
 }
 
-TEST_CASE("blas: the GPU must win by more than the model's error; a tie stays on the CPU", "[unit]") {
+TEST_CASE("blas: the GPU must win by more than the model's error, a tie stays on the CPU", "[unit]") {
   // A square double product at 2048 in h200_like, the CPU bound by its flops alone: find the CPU rate at which the two
   // estimates meet, then move it.
   CostModel model = h200_like();
