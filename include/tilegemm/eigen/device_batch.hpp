@@ -18,6 +18,7 @@
 #include "batch_staging.hpp"
 #include "device_matrix.hpp"
 #include "shapes.hpp"
+#include "sixteen_bit.hpp"
 
 namespace tilegemm {
 
@@ -27,9 +28,9 @@ namespace tilegemm {
 template <class Scalar>
 std::vector<DeviceMatrix<Scalar>> device_batch(Eigen::Index count, Eigen::Index rows, Eigen::Index cols,
                                                const cl::CommandQueue& queue = default_queue()) {
-  static_assert(detail::is_supported_scalar<Scalar>,
-                "tilegemm::device_batch holds float or double values only: device_batch<float> or "
-                "device_batch<double>.");
+  static_assert(detail::is_front_end_scalar_v<Scalar>,
+                "tilegemm::device_batch holds float, double, Eigen::half or Eigen::bfloat16 values only: "
+                "device_batch<float>, device_batch<Eigen::half>, ...");
   const long long elements = detail::batch_elements(count, rows, cols);
   if (elements < 0) {
     throw std::invalid_argument("tilegemm::device_batch: " + std::to_string(count) + " matrices of " +

@@ -21,6 +21,7 @@
 #include "eigen_operand.hpp"
 #include "gpu_gemm.hpp"
 #include "shapes.hpp"
+#include "sixteen_bit.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -93,21 +94,29 @@ struct DeviceCall {
     }
   }
 
-  // C = alpha * op(A) * op(B) + beta * C on device views; a transposed C is the product's transpose.
+  // C = alpha * op(A) * op(B) + beta * C on device views; a transposed C is the product's transpose. C is of S, or
+  // float for 16-bit A and B (whose products the 16-bit core makes).
+  template <class SC>
   cl::Event product(const KernelDescription* config, const DeviceView<S>& a, const DeviceView<S>& b,
-                    const DeviceView<S>& c, S alpha, S beta) {
+                    const DeviceView<SC>& c, factor_t<S> alpha, factor_t<S> beta) {
     if (c.transposed()) return product(config, b.transpose(), a.transpose(), c.transpose(), alpha, beta);
-    const GemmProblem p = check_arguments(call.context, {a.transposed() ? Transpose::yes : Transpose::no,
-                                                         b.transposed() ? Transpose::yes : Transpose::no,
-                                                         c.rows(),
-                                                         c.cols(),
-                                                         a.cols(),
-                                                         scalar_value(alpha),
-                                                         {a.buffer(), a.offset(), a.ld()},
-                                                         {b.buffer(), b.offset(), b.ld()},
-                                                         scalar_value(beta),
-                                                         {c.buffer(), c.offset(), c.ld()}});
-    return run_gemm(call, config, p, {});
+    if constexpr (is_sixteen_bit_v<S>) {
+      return sixteen_bit_product<S, SC>(call.queue, a.transposed(), b.transposed(), c.rows(), c.cols(), a.cols(), alpha,
+                                        a.buffer(), a.offset(), a.ld(), b.buffer(), b.offset(), b.ld(), beta,
+                                        c.buffer(), c.offset(), c.ld());
+    } else {
+      const GemmProblem p = check_arguments(call.context, {a.transposed() ? Transpose::yes : Transpose::no,
+                                                           b.transposed() ? Transpose::yes : Transpose::no,
+                                                           c.rows(),
+                                                           c.cols(),
+                                                           a.cols(),
+                                                           scalar_value(alpha),
+                                                           {a.buffer(), a.offset(), a.ld()},
+                                                           {b.buffer(), b.offset(), b.ld()},
+                                                           scalar_value(beta),
+                                                           {c.buffer(), c.offset(), c.ld()}});
+      return run_gemm(call, config, p, {});
+    }
   }
 
   // Hands the uploads back to the pool once `done` has completed; they live until then in what this returns.
@@ -126,7 +135,8 @@ Pending<DeviceMatrix<S>> multiply_to_device(const cl::CommandQueue& queue, const
     DeviceCall<S> call(queue);
     DeviceMatrix<S> c(a.rows(), b.cols(), queue);
     if (c.size() == 0) return Pending<DeviceMatrix<S>>::enqueued(cl::Event(), std::move(c));
-    const cl::Event done = call.product(config, call.operand(a), call.operand(b), c.view(), S(1), S(0));
+    const cl::Event done =
+        call.product(config, call.operand(a), call.operand(b), c.view(), factor_t<S>(1), factor_t<S>(0));
     auto keep = call.keep_until(done);
     return Pending<DeviceMatrix<S>>::enqueued(done, std::move(c), std::move(keep));
   } catch (...) {
@@ -138,7 +148,7 @@ Pending<DeviceMatrix<S>> multiply_to_device(const cl::CommandQueue& queue, const
 // waiting thread: a block passed as a temporary is kept by value (it refers to its matrix's memory), a named
 // matrix by reference.
 template <class S, class C>
-std::function<void(const DeviceMatrix<S>&)> writer_to(C&& c) {
+std::function<void(const DeviceMatrix<S>&)> writer_to(C&& c) {  // S: C's scalar
   if constexpr (std::is_lvalue_reference_v<C>) {
     return [destination = &c](const DeviceMatrix<S>& result) { result.to_host(*destination); };
   } else {
@@ -151,7 +161,8 @@ std::function<void(const DeviceMatrix<S>&)> writer_to(C&& c) {
 // product ends, or on the waiting thread where C's storage is not plain columns.
 template <class S, class A, class B, class C>
 Pending<void> multiply_into_device(const cl::CommandQueue& queue, const KernelDescription* config, const A& a,
-                                   const B& b, C&& c, S alpha, S beta) {
+                                   const B& b, C&& c, factor_t<S> alpha, factor_t<S> beta) {
+  using SC = scalar_of_t<C>;
   try {
     check_product_shapes(a.rows(), a.cols(), b.rows(), b.cols(), c.rows(), c.cols());
     DeviceCall<S> call(queue);
@@ -161,23 +172,23 @@ Pending<void> multiply_into_device(const cl::CommandQueue& queue, const KernelDe
       const cl::Event done = call.product(config, av, bv, view_of(c), alpha, beta);
       return Pending<void>::enqueued_void(done, call.keep_until(done));
     } else {
-      HostOperand<S, S*> storage;
+      HostOperand<SC, SC*> storage;
       if (direct_storage(c.derived(), storage)) {
         // The product in C's own layout on the device (row-major C: its transpose), then read straight into C.
-        auto result = std::make_shared<DeviceMatrix<S>>(storage.rows, storage.cols, queue);
-        if (beta != S(0)) to_device(queue, storage, result->buffer());
-        const DeviceView<S> view = storage.transposed ? result->view().transpose() : result->view();
+        auto result = std::make_shared<DeviceMatrix<SC>>(storage.rows, storage.cols, queue);
+        if (beta != factor_t<S>(0)) to_device(queue, storage, result->buffer());
+        const DeviceView<SC> view = storage.transposed ? result->view().transpose() : result->view();
         const cl::Event product = call.product(config, av, bv, view, alpha, beta);
         const cl::Event done = start_reading(queue, result->buffer(), storage, {product}, 0, result->ld(), true);
-        auto keep = std::make_shared<std::pair<std::shared_ptr<void>, std::shared_ptr<DeviceMatrix<S>>>>(
+        auto keep = std::make_shared<std::pair<std::shared_ptr<void>, std::shared_ptr<DeviceMatrix<SC>>>>(
             call.keep_until(done), result);
         return Pending<void>::enqueued_void(done, keep);
       }
-      auto result = std::make_shared<DeviceMatrix<S>>(c.rows(), c.cols(), queue);
-      if (beta != S(0)) *result = DeviceMatrix<S>(c, queue);
+      auto result = std::make_shared<DeviceMatrix<SC>>(c.rows(), c.cols(), queue);
+      if (beta != factor_t<S>(0)) *result = DeviceMatrix<SC>(c, queue);
       const cl::Event done = call.product(config, av, bv, result->view(), alpha, beta);
       Pending<void> pending = Pending<void>::enqueued_void(done, call.keep_until(done));
-      pending.then([result, write = writer_to<S>(std::forward<C>(c))] { write(*result); });
+      pending.then([result, write = writer_to<SC>(std::forward<C>(c))] { write(*result); });
       return pending;
     }
   } catch (...) {
@@ -186,12 +197,13 @@ Pending<void> multiply_into_device(const cl::CommandQueue& queue, const KernelDe
 }
 
 // The asynchronous in-place forms: on host operands only the host floor's entry (out-of-order queues included, as
-// for the blocking forms), with any device operand the device's.
+// for the blocking forms), with any device operand the device's. 16-bit host operands take the device's too (uploaded
+// before it returns; an in-order queue).
 template <class S, class A, class B, class C>
 Pending<void> multiply_into(const cl::CommandQueue& queue, const KernelDescription* config, const A& a, const B& b,
-                            C&& c, S alpha, S beta) {
-  if constexpr (any_device_v<A, B, C>) {
-    return multiply_into_device(queue, config, a, b, std::forward<C>(c), alpha, beta);
+                            C&& c, factor_t<S> alpha, factor_t<S> beta) {
+  if constexpr (any_device_v<A, B, C> || is_sixteen_bit_v<S>) {
+    return multiply_into_device<S>(queue, config, a, b, std::forward<C>(c), alpha, beta);
   } else {
     return multiply_host(queue, config, a, b, std::forward<C>(c), alpha, beta, false);
   }
@@ -206,7 +218,7 @@ Pending<Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>> multiply_to_host(const
   try {
     check_product_shapes(a.rows(), a.cols(), b.rows(), b.cols());
     Result c(a.rows(), b.cols());
-    Pending<void> product = multiply_into(queue, config, a, b, c, S(1), S(0));
+    Pending<void> product = multiply_into<S>(queue, config, a, b, c, factor_t<S>(1), factor_t<S>(0));
     // c's memory stays where it is when the matrix moves into the handle, so the read goes on writing it.
     cl::Event done = product.event();
     auto keep = std::make_shared<Pending<void>>(std::move(product));
@@ -225,7 +237,9 @@ template <class Config = AutoConfig, class A, class B, std::enable_if_t<detail::
 Pending<DeviceMatrix<detail::scalar_of_t<A>>> gpu_gemm_async(const cl::CommandQueue& queue, const A& a, const B& b) {
   using S = detail::scalar_of_t<A>;
   static_assert(std::is_same_v<S, detail::scalar_of_t<B>>,
-                "tilegemm::gpu_gemm: A and B must have the same scalar type; cast one with .cast<T>().");
+                "tilegemm::gpu_gemm: A and B must have the same scalar type (a half A with a float or bfloat16 B "
+                "too); cast one with .cast<T>().");
+  detail::require_config_for<Config, S>();
   return detail::multiply_to_device<S>(queue, detail::description_of<Config>(), a, b);
 }
 template <class Config = AutoConfig, class A, class B, std::enable_if_t<detail::device_call_v<A, B>, int> = 0>
@@ -241,31 +255,37 @@ DeviceMatrix<detail::scalar_of_t<A>> gpu_gemm(const A& a, const B& b) {
   return gpu_gemm_async<Config>(detail::queue_of(a, b), a, b).get();
 }
 
-// c = alpha * a * b + beta * c where any of a, b, c is on the device; a host C is written when the call ends.
+// c = alpha * a * b + beta * c where any of a, b, c is on the device; a host C is written when the call ends. C has
+// the scalar of A and B, or is float for Eigen::half and Eigen::bfloat16 ones (alpha and beta float then).
 template <class Config = AutoConfig, class A, class B, class C,
           std::enable_if_t<detail::device_call_v<A, B, std::decay_t<C>>, int> = 0>
-Pending<void> gpu_gemm_async(const cl::CommandQueue& queue, const A& a, const B& b, C&& c, detail::scalar_of_t<A> alpha,
-                             detail::scalar_of_t<A> beta) {
+Pending<void> gpu_gemm_async(const cl::CommandQueue& queue, const A& a, const B& b, C&& c,
+                             detail::factor_t<detail::scalar_of_t<A>> alpha,
+                             detail::factor_t<detail::scalar_of_t<A>> beta) {
   using S = detail::scalar_of_t<A>;
-  static_assert(std::is_same_v<S, detail::scalar_of_t<B>> && std::is_same_v<S, detail::scalar_of_t<C>>,
-                "tilegemm::gpu_gemm: A, B and C must have the same scalar type; cast one with .cast<T>().");
+  static_assert(std::is_same_v<S, detail::scalar_of_t<B>> && detail::c_scalar_fits_v<S, detail::scalar_of_t<C>>,
+                "tilegemm::gpu_gemm: A, B and C must have the same scalar type (or a float C, for Eigen::half and "
+                "Eigen::bfloat16 A and B); cast one with .cast<T>().");
+  detail::require_config_for<Config, S>();
   if constexpr (detail::is_eigen_v<C>) detail::require_writable<C>();
-  return detail::multiply_into(queue, detail::description_of<Config>(), a, b, std::forward<C>(c), alpha, beta);
+  return detail::multiply_into<S>(queue, detail::description_of<Config>(), a, b, std::forward<C>(c), alpha, beta);
 }
 template <class Config = AutoConfig, class A, class B, class C,
           std::enable_if_t<detail::device_call_v<A, B, std::decay_t<C>>, int> = 0>
-Pending<void> gpu_gemm_async(const A& a, const B& b, C&& c, detail::scalar_of_t<A> alpha, detail::scalar_of_t<A> beta) {
+Pending<void> gpu_gemm_async(const A& a, const B& b, C&& c, detail::factor_t<detail::scalar_of_t<A>> alpha,
+                             detail::factor_t<detail::scalar_of_t<A>> beta) {
   return gpu_gemm_async<Config>(detail::queue_of(a, b, c), a, b, std::forward<C>(c), alpha, beta);
 }
 template <class Config = AutoConfig, class A, class B, class C,
           std::enable_if_t<detail::device_call_v<A, B, std::decay_t<C>>, int> = 0>
-void gpu_gemm(const cl::CommandQueue& queue, const A& a, const B& b, C&& c, detail::scalar_of_t<A> alpha,
-              detail::scalar_of_t<A> beta) {
+void gpu_gemm(const cl::CommandQueue& queue, const A& a, const B& b, C&& c,
+              detail::factor_t<detail::scalar_of_t<A>> alpha, detail::factor_t<detail::scalar_of_t<A>> beta) {
   gpu_gemm_async<Config>(queue, a, b, std::forward<C>(c), alpha, beta).get();
 }
 template <class Config = AutoConfig, class A, class B, class C,
           std::enable_if_t<detail::device_call_v<A, B, std::decay_t<C>>, int> = 0>
-void gpu_gemm(const A& a, const B& b, C&& c, detail::scalar_of_t<A> alpha, detail::scalar_of_t<A> beta) {
+void gpu_gemm(const A& a, const B& b, C&& c, detail::factor_t<detail::scalar_of_t<A>> alpha,
+              detail::factor_t<detail::scalar_of_t<A>> beta) {
   gpu_gemm_async<Config>(detail::queue_of(a, b, c), a, b, std::forward<C>(c), alpha, beta).get();
 }
 
@@ -276,6 +296,7 @@ template <class Config = AutoConfig, class DA, class DB>
 Pending<Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic>> gpu_gemm_async(
     const cl::CommandQueue& queue, const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b) {
   detail::check_scalars<DA, DB>();
+  detail::require_config_for<Config, typename DA::Scalar>();
   return detail::multiply_to_host<typename DA::Scalar>(queue, detail::description_of<Config>(), a, b);
 }
 template <class Config = AutoConfig, class DA, class DB>
@@ -285,32 +306,34 @@ Pending<Eigen::Matrix<typename DA::Scalar, Eigen::Dynamic, Eigen::Dynamic>> gpu_
 }
 template <class Config = AutoConfig, class DA, class DB, class DC>
 Pending<void> gpu_gemm_async(const cl::CommandQueue& queue, const Eigen::MatrixBase<DA>& a,
-                             const Eigen::MatrixBase<DB>& b, Eigen::MatrixBase<DC>& c, typename DA::Scalar alpha,
-                             typename DA::Scalar beta) {
+                             const Eigen::MatrixBase<DB>& b, Eigen::MatrixBase<DC>& c,
+                             detail::factor_t<typename DA::Scalar> alpha, detail::factor_t<typename DA::Scalar> beta) {
   detail::check_scalars<DA, DB>();
-  static_assert(std::is_same_v<typename DA::Scalar, typename DC::Scalar>,
-                "tilegemm::gpu_gemm: C must have the scalar type of A and B.");
+  detail::check_scalar_of_c<typename DA::Scalar, typename DC::Scalar>();
+  detail::require_config_for<Config, typename DA::Scalar>();
   detail::require_writable<DC>();
-  return detail::multiply_into(queue, detail::description_of<Config>(), a.derived(), b.derived(), c.derived(), alpha,
-                               beta);
+  return detail::multiply_into<typename DA::Scalar>(queue, detail::description_of<Config>(), a.derived(), b.derived(),
+                                                    c.derived(), alpha, beta);
 }
 template <class Config = AutoConfig, class DA, class DB, class DC>
 Pending<void> gpu_gemm_async(const cl::CommandQueue& queue, const Eigen::MatrixBase<DA>& a,
-                             const Eigen::MatrixBase<DB>& b, Eigen::MatrixBase<DC>&& c, typename DA::Scalar alpha,
-                             typename DA::Scalar beta) {
+                             const Eigen::MatrixBase<DB>& b, Eigen::MatrixBase<DC>&& c,
+                             detail::factor_t<typename DA::Scalar> alpha, detail::factor_t<typename DA::Scalar> beta) {
   detail::check_scalars<DA, DB>();
+  detail::check_scalar_of_c<typename DA::Scalar, typename DC::Scalar>();
+  detail::require_config_for<Config, typename DA::Scalar>();
   detail::require_writable<DC>();
-  return detail::multiply_into(queue, detail::description_of<Config>(), a.derived(), b.derived(),
-                               std::move(c.derived()), alpha, beta);
+  return detail::multiply_into<typename DA::Scalar>(queue, detail::description_of<Config>(), a.derived(), b.derived(),
+                                                    std::move(c.derived()), alpha, beta);
 }
 template <class Config = AutoConfig, class DA, class DB, class DC>
 Pending<void> gpu_gemm_async(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b, Eigen::MatrixBase<DC>& c,
-                             typename DA::Scalar alpha, typename DA::Scalar beta) {
+                             detail::factor_t<typename DA::Scalar> alpha, detail::factor_t<typename DA::Scalar> beta) {
   return gpu_gemm_async<Config>(default_queue(), a, b, c, alpha, beta);
 }
 template <class Config = AutoConfig, class DA, class DB, class DC>
 Pending<void> gpu_gemm_async(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b, Eigen::MatrixBase<DC>&& c,
-                             typename DA::Scalar alpha, typename DA::Scalar beta) {
+                             detail::factor_t<typename DA::Scalar> alpha, detail::factor_t<typename DA::Scalar> beta) {
   return gpu_gemm_async<Config>(default_queue(), a, b, std::move(c), alpha, beta);
 }
 

@@ -25,6 +25,7 @@
 #include "device_matrix.hpp"
 #include "gpu_gemm_batched.hpp"
 #include "shapes.hpp"
+#include "sixteen_bit.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -75,38 +76,39 @@ struct DeviceBatchCall {
 
   // The matrices in place where they lie at a constant stride, else copies of them one after the other in a pooled
   // buffer (rows * cols elements apart), copied in on the device when `copy_values` (not for a C that is not read).
-  StridedOperand operand(const std::vector<DeviceMatrix<Scalar>>& x, const char* name, bool copy_values) {
+  // T: the operand's scalar (C's may be float where A's and B's are 16-bit).
+  template <class T>
+  StridedOperand operand(const std::vector<DeviceMatrix<T>>& x, const char* name, bool copy_values) {
     StridedOperand strided;
     if (strided_in_place(x, strided)) return strided;
     const Eigen::Index rows = x[0].rows(), cols = x[0].cols();
     const long long one = static_cast<long long>(rows) * cols;
     if (one == 0) return {cl::Buffer(), 0, std::max<Eigen::Index>(rows, 1), 0};  // nothing to read or write
     require_batch_copy_fits(gpu_gemm_batched_name, call.limits, name, static_cast<Eigen::Index>(x.size()), rows, cols,
-                            sizeof(Scalar));
-    gathered.push_back(
-        std::make_unique<ScratchBuffer>(call, sizeof(Scalar) * static_cast<std::size_t>(one) * x.size()));
+                            sizeof(T));
+    gathered.push_back(std::make_unique<ScratchBuffer>(call, sizeof(T) * static_cast<std::size_t>(one) * x.size()));
     strided = {gathered.back()->buffer(), 0, rows, one};
     for (std::size_t p = 0; p < x.size(); ++p) {
       const std::string which = std::string(name) + "[" + std::to_string(p) + "]";
       long long needed = 0;
       const Storage storage = check_storage(which, x[p].offset(), x[p].ld(), rows, cols, needed);
-      check_buffer(which, x[p].buffer(), rows, cols, storage, needed, sizeof(Scalar), call.context);
+      check_buffer(which, x[p].buffer(), rows, cols, storage, needed, sizeof(T), call.context);
       if (copy_values) {
         copy_matrix_on_device(call.queue, x[p].buffer(), x[p].offset(), x[p].ld(), strided.buffer,
-                              static_cast<long long>(p) * one, rows, rows, cols, sizeof(Scalar), {}, gathered_events);
+                              static_cast<long long>(p) * one, rows, rows, cols, sizeof(T), {}, gathered_events);
       }
     }
     return strided;
   }
 
   // Copies the results of a gathered C back into its matrices after `done`; returns the events to wait for.
-  std::vector<cl::Event> scatter(const StridedOperand& from, std::vector<DeviceMatrix<Scalar>>& c,
-                                 const cl::Event& done) {
+  template <class T>
+  std::vector<cl::Event> scatter(const StridedOperand& from, std::vector<DeviceMatrix<T>>& c, const cl::Event& done) {
     const Eigen::Index rows = c[0].rows(), cols = c[0].cols();
     std::vector<cl::Event> copies;
     for (std::size_t p = 0; p < c.size(); ++p) {
       copy_matrix_on_device(call.queue, from.buffer, static_cast<long long>(p) * from.stride, from.ld, c[p].buffer(),
-                            c[p].offset(), c[p].ld(), rows, cols, sizeof(Scalar), {done}, copies);
+                            c[p].offset(), c[p].ld(), rows, cols, sizeof(T), {done}, copies);
     }
     return copies;
   }
@@ -128,17 +130,19 @@ bool device_matrices_overlap(const std::vector<DeviceMatrix<Scalar>>& c) {
   return any_two_overlap(std::move(placed));
 }
 
-// c[p] = alpha * a[p] * b[p] + beta * c[p] for every p on device matrices, in one launch; blocking.
-template <class Scalar>
+// c[p] = alpha * a[p] * b[p] + beta * c[p] for every p on device matrices, in one launch; blocking. C of Scalar, or
+// float for 16-bit A and B (whose batches the 16-bit core multiplies).
+template <class Scalar, class ScalarC>
 void multiply_device_batch(const cl::CommandQueue& queue, const KernelDescription* config,
                            const std::vector<DeviceMatrix<Scalar>>& a, const std::vector<DeviceMatrix<Scalar>>& b,
-                           std::vector<DeviceMatrix<Scalar>>& c, Scalar alpha, Scalar beta) {
+                           std::vector<DeviceMatrix<ScalarC>>& c, factor_t<Scalar> alpha, factor_t<Scalar> beta) {
+  using Factor = factor_t<Scalar>;
   check_batch_shapes(a, b, &c);
   if (a.empty() || c[0].size() == 0) return;
   const long long m = c[0].rows(), n = c[0].cols(), k = a[0].cols(), count = static_cast<long long>(a.size());
   DeviceBatchCall<Scalar> batch(queue);
   // A and B that the product does not read (k = 0 or alpha = 0) are neither gathered nor looked at.
-  const bool reads_ab = k > 0 && alpha != Scalar(0);
+  const bool reads_ab = k > 0 && alpha != Factor(0);
   const StridedOperand sa = reads_ab ? batch.operand(a, "A", true) : StridedOperand{cl::Buffer(), 0, std::max(m, 1LL)};
   const StridedOperand sb = reads_ab ? batch.operand(b, "B", true) : StridedOperand{cl::Buffer(), 0, std::max(k, 1LL)};
   StridedOperand sc;
@@ -148,20 +152,27 @@ void multiply_device_batch(const cl::CommandQueue& queue, const KernelDescriptio
       throw std::invalid_argument(std::string(gpu_gemm_batched_name) +
                                   ": two matrices C of the batch share memory; each problem needs a C of its own.");
     }
-    sc = batch.operand(c, "C", beta != Scalar(0));
+    sc = batch.operand(c, "C", beta != Factor(0));
   }
-  const GemmProblem p = check_batched_arguments(batch.call.context, {Transpose::no,
-                                                                     Transpose::no,
-                                                                     m,
-                                                                     n,
-                                                                     k,
-                                                                     scalar_value(alpha),
-                                                                     {sa.buffer, sa.offset, sa.ld, sa.stride},
-                                                                     {sb.buffer, sb.offset, sb.ld, sb.stride},
-                                                                     scalar_value(beta),
-                                                                     {sc.buffer, sc.offset, sc.ld, sc.stride},
-                                                                     count});
-  const cl::Event done = run_gemm(batch.call, config, p, batch.gathered_events);
+  cl::Event done;
+  if constexpr (is_sixteen_bit_v<Scalar>) {
+    done = sixteen_bit_batch<Scalar, ScalarC>(batch.call.queue, m, n, k, alpha, sa.buffer, sa.offset, sa.ld, sa.stride,
+                                              sb.buffer, sb.offset, sb.ld, sb.stride, beta, sc.buffer, sc.offset, sc.ld,
+                                              sc.stride, count, batch.gathered_events);
+  } else {
+    const GemmProblem p = check_batched_arguments(batch.call.context, {Transpose::no,
+                                                                       Transpose::no,
+                                                                       m,
+                                                                       n,
+                                                                       k,
+                                                                       scalar_value(alpha),
+                                                                       {sa.buffer, sa.offset, sa.ld, sa.stride},
+                                                                       {sb.buffer, sb.offset, sb.ld, sb.stride},
+                                                                       scalar_value(beta),
+                                                                       {sc.buffer, sc.offset, sc.ld, sc.stride},
+                                                                       count});
+    done = run_gemm(batch.call, config, p, batch.gathered_events);
+  }
   const std::vector<cl::Event> finished = c_in_place ? std::vector<cl::Event>{done} : batch.scatter(sc, c, done);
   check(cl::WaitForEvents(finished), "clWaitForEvents");
   for (const auto& used : batch.gathered) used->give_back_after(cl::Event());
@@ -173,11 +184,17 @@ void multiply_device_batch(const cl::CommandQueue& queue, const KernelDescriptio
 // gpu_gemm_batched on host matrices: one shape, vectors of one length, an empty batch does nothing). Where the
 // matrices of an operand lie in one buffer, one leading dimension and a constant stride apart (as device_batch makes
 // them), they are read (and C written) in place; otherwise they are gathered into a pooled buffer by device-to-device
-// copies before the launch, and C's results copied back after it. Returns when C is written.
-template <class Config = AutoConfig, class Scalar>
+// copies before the launch, and C's results copied back after it. Returns when C is written. Eigen::half and
+// Eigen::bfloat16 A and B take a C of their type or float, and float alpha and beta.
+template <class Config = AutoConfig, class Scalar, class ScalarC>
 void gpu_gemm_batched(const cl::CommandQueue& queue, const std::vector<DeviceMatrix<Scalar>>& a,
-                      const std::vector<DeviceMatrix<Scalar>>& b, std::vector<DeviceMatrix<Scalar>>& c,
-                      detail::non_deduced_t<Scalar> alpha, detail::non_deduced_t<Scalar> beta) {
+                      const std::vector<DeviceMatrix<Scalar>>& b, std::vector<DeviceMatrix<ScalarC>>& c,
+                      detail::factor_t<detail::non_deduced_t<Scalar>> alpha,
+                      detail::factor_t<detail::non_deduced_t<Scalar>> beta) {
+  static_assert(detail::c_scalar_fits_v<Scalar, ScalarC>,
+                "tilegemm::gpu_gemm_batched: A, B and C must have the same scalar type (or a float C, for "
+                "Eigen::half and Eigen::bfloat16 A and B); cast one with .cast<T>().");
+  detail::require_config_for<Config, Scalar>();
   detail::translate_cl_errors([&] {
     detail::naming(detail::gpu_gemm_batched_name, [&] {
       detail::multiply_device_batch(queue, detail::description_of<Config>(), a, b, c, alpha, beta);
@@ -185,10 +202,10 @@ void gpu_gemm_batched(const cl::CommandQueue& queue, const std::vector<DeviceMat
   });
 }
 // The same on the queue of a[0] (an empty batch does nothing).
-template <class Config = AutoConfig, class Scalar>
+template <class Config = AutoConfig, class Scalar, class ScalarC>
 void gpu_gemm_batched(const std::vector<DeviceMatrix<Scalar>>& a, const std::vector<DeviceMatrix<Scalar>>& b,
-                      std::vector<DeviceMatrix<Scalar>>& c, detail::non_deduced_t<Scalar> alpha,
-                      detail::non_deduced_t<Scalar> beta) {
+                      std::vector<DeviceMatrix<ScalarC>>& c, detail::factor_t<detail::non_deduced_t<Scalar>> alpha,
+                      detail::factor_t<detail::non_deduced_t<Scalar>> beta) {
   if (a.empty()) {
     detail::check_batch_shapes(a, b, &c);
     return;
@@ -204,7 +221,7 @@ std::vector<DeviceMatrix<Scalar>> gpu_gemm_batched(const cl::CommandQueue& queue
   detail::check_batch_shapes(a, b);
   std::vector<DeviceMatrix<Scalar>> c = device_batch<Scalar>(
       static_cast<Eigen::Index>(a.size()), a.empty() ? 0 : a[0].rows(), b.empty() ? 0 : b[0].cols(), queue);
-  gpu_gemm_batched<Config>(queue, a, b, c, Scalar(1), Scalar(0));
+  gpu_gemm_batched<Config>(queue, a, b, c, detail::factor_t<Scalar>(1), detail::factor_t<Scalar>(0));
   return c;
 }
 // The same on the queue of a[0] (an empty batch gives an empty vector).

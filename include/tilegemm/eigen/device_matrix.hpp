@@ -18,6 +18,7 @@
 #include "../runtime/opencl.hpp"
 #include "../runtime/queue.hpp"
 #include "eigen_operand.hpp"
+#include "sixteen_bit.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -141,12 +142,12 @@ class DeviceView {
 // A matrix in a buffer of one OpenCL device, column-major: made from any dense Eigen expression (one upload), with
 // a shape and no values, or around a cl::Buffer of the user's. It owns its buffer (a reference to it, for one the
 // user made); moving it is cheap, copying is explicit (clone()). Its queue orders the products and transfers that
-// use it.
+// use it. Eigen::half and Eigen::bfloat16 values go up and down as their bits, unchanged (NaN payloads included).
 template <class Scalar>
 class DeviceMatrix {
-  static_assert(detail::is_supported_scalar<Scalar>,
-                "tilegemm::DeviceMatrix holds float or double values only: DeviceMatrix<float> or "
-                "DeviceMatrix<double>.");
+  static_assert(detail::is_front_end_scalar_v<Scalar>,
+                "tilegemm::DeviceMatrix holds float, double, Eigen::half or Eigen::bfloat16 values only: "
+                "DeviceMatrix<float>, DeviceMatrix<Eigen::half>, ...");
 
  public:
   DeviceMatrix() = default;

@@ -8,6 +8,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "../config/linkage.hpp"
@@ -23,6 +24,7 @@
 #include "../runtime/scratch_pool.hpp"
 #include "eigen_operand.hpp"
 #include "shapes.hpp"
+#include "sixteen_bit.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -77,9 +79,51 @@ Pending<void> multiply_host(const Queues& queue, const KernelDescription* config
 template <class DA, class DB>
 void check_scalars() {
   using Scalar = typename DA::Scalar;
-  require_supported_scalar<Scalar>();
+  require_front_end_scalar<Scalar>();
   static_assert(std::is_same_v<Scalar, typename DB::Scalar>,
-                "tilegemm::gpu_gemm: A and B must have the same scalar type; cast one with .cast<T>().");
+                "tilegemm::gpu_gemm: A and B must have the same scalar type (a half A with a float or bfloat16 B "
+                "too); cast one with .cast<T>().");
+}
+
+// C's scalar: A's, or float for Eigen::half and Eigen::bfloat16 A and B.
+template <class S, class SC>
+constexpr void check_scalar_of_c() {
+  static_assert(c_scalar_fits_v<S, SC>,
+                "tilegemm::gpu_gemm: C must have the scalar type of A and B (or float, for Eigen::half and "
+                "Eigen::bfloat16 A and B).");
+}
+
+// c = alpha * a * b + beta * c for 16-bit A and B and a host C (of their type or float), blocking: the host operands
+// go to the device as their bits (expressions evaluated first), the 16-bit core multiplies them there (A and B read
+// before C is written, so C may share their memory), and C is read back into its storage (through a copy where it has
+// no plain columns).
+template <class S, class A, class B, class C>
+void multiply_host_sixteen_bit(const cl::CommandQueue& queue, const A& a, const B& b, C&& c, float alpha, float beta) {
+  using SC = typename std::decay_t<C>::Scalar;
+  check_product_shapes(a.rows(), a.cols(), b.rows(), b.cols(), c.rows(), c.cols());
+  if (c.size() == 0) return;
+  HostOperand<SC, SC*> storage_c;
+  if (!direct_storage(c, storage_c)) {  // e.g. a Map with an inner stride: go through a copy
+    Eigen::Matrix<SC, Eigen::Dynamic, Eigen::Dynamic> result(c.rows(), c.cols());
+    if (beta != 0.0f) result = c;
+    multiply_host_sixteen_bit<S>(queue, a, b, result, alpha, beta);
+    c = result;
+    return;
+  }
+  InputOperand<S> storage_a, storage_b;
+  describe_input(a, storage_a);
+  describe_input(b, storage_b);
+  HostOperand<S> sa = storage_a, sb = storage_b;
+  if (storage_c.transposed) {  // row-major C: C^T = op(B)^T * op(A)^T, column-major
+    sa.transposed = !sa.transposed;
+    sb.transposed = !sb.transposed;
+    storage_c.transposed = false;
+    std::swap(sa, sb);
+  }
+  const long long k = sa.transposed ? sa.rows : sa.cols;
+  tilegemm::gemm<S, SC>(queue, sa.transposed ? Transpose::yes : Transpose::no,
+                        sb.transposed ? Transpose::yes : Transpose::no, storage_c.rows, storage_c.cols, k, alpha,
+                        sa.data, sa.ld, sb.data, sb.ld, beta, storage_c.data, storage_c.ld);
 }
 
 }  // namespace detail
@@ -87,17 +131,24 @@ void check_scalars() {
 // c = alpha * a * b + beta * c on the device of `queue`, for any dense Eigen operands: transposed views,
 // blocks, strided Maps and row-major matrices are read in place; other expressions are evaluated first.
 // c is any writable dense expression (matrix, block, Map); when beta is zero it is not read (NaN is ignored).
+// Eigen::half and Eigen::bfloat16 A and B take a C of their type (the float sum rounded once, to nearest even) or a
+// float C, and float alpha and beta.
 template <class Config = AutoConfig, class DA, class DB, class DC>
 void gpu_gemm(const cl::CommandQueue& queue, const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b,
-              Eigen::MatrixBase<DC>& c, typename DA::Scalar alpha, typename DA::Scalar beta) {
+              Eigen::MatrixBase<DC>& c, detail::factor_t<typename DA::Scalar> alpha,
+              detail::factor_t<typename DA::Scalar> beta) {
   using Scalar = typename DA::Scalar;
   detail::check_scalars<DA, DB>();
-  static_assert(std::is_same_v<Scalar, typename DC::Scalar>,
-                "tilegemm::gpu_gemm: C must have the scalar type of A and B.");
+  detail::check_scalar_of_c<Scalar, typename DC::Scalar>();
   detail::require_writable<DC>();
-  detail::multiply_host(queue, detail::description_of<Config>(), a.derived(), b.derived(), c.derived(), alpha, beta,
-                        true)
-      .get();
+  if constexpr (detail::is_sixteen_bit_v<Scalar>) {
+    detail::require_config_for<Config, Scalar>();
+    detail::multiply_host_sixteen_bit<Scalar>(queue, a.derived(), b.derived(), c.derived(), alpha, beta);
+  } else {
+    detail::multiply_host(queue, detail::description_of<Config>(), a.derived(), b.derived(), c.derived(), alpha, beta,
+                          true)
+        .get();
+  }
 }
 
 // The same over the devices of `queues` (one queue each): C's tiles shared out among them as tilegemm::gemm on a list
@@ -108,6 +159,7 @@ void gpu_gemm(const std::vector<cl::CommandQueue>& queues, const Eigen::MatrixBa
               typename DA::Scalar beta) {
   using Scalar = typename DA::Scalar;
   detail::check_scalars<DA, DB>();
+  detail::require_one_device_for<Scalar>();
   static_assert(std::is_same_v<Scalar, typename DC::Scalar>,
                 "tilegemm::gpu_gemm: C must have the scalar type of A and B.");
   detail::require_writable<DC>();
@@ -123,26 +175,32 @@ void gpu_gemm(const std::vector<cl::CommandQueue>& queues, const Eigen::MatrixBa
 }
 
 // The same on the devices TILEGEMM_DEVICES names, else on the one TILEGEMM_DEVICE chooses.
+// (16-bit products on the one device TILEGEMM_DEVICE chooses.)
 template <class Config = AutoConfig, class DA, class DB, class DC>
 void gpu_gemm(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b, Eigen::MatrixBase<DC>& c,
-              typename DA::Scalar alpha, typename DA::Scalar beta) {
-  const std::vector<cl::CommandQueue> queues = default_queues();
-  if (queues.empty()) {
+              detail::factor_t<typename DA::Scalar> alpha, detail::factor_t<typename DA::Scalar> beta) {
+  if constexpr (detail::is_sixteen_bit_v<typename DA::Scalar>) {
     gpu_gemm<Config>(default_queue(), a, b, c, alpha, beta);
   } else {
-    gpu_gemm<Config>(queues, a, b, c, alpha, beta);
+    const std::vector<cl::CommandQueue> queues = default_queues();
+    if (queues.empty()) {
+      gpu_gemm<Config>(default_queue(), a, b, c, alpha, beta);
+    } else {
+      gpu_gemm<Config>(queues, a, b, c, alpha, beta);
+    }
   }
 }
 
 // Temporaries such as c.block(...) or c.col(j) as the destination.
 template <class Config = AutoConfig, class DA, class DB, class DC>
 void gpu_gemm(const cl::CommandQueue& queue, const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b,
-              Eigen::MatrixBase<DC>&& c, typename DA::Scalar alpha, typename DA::Scalar beta) {
+              Eigen::MatrixBase<DC>&& c, detail::factor_t<typename DA::Scalar> alpha,
+              detail::factor_t<typename DA::Scalar> beta) {
   gpu_gemm<Config>(queue, a, b, c, alpha, beta);
 }
 template <class Config = AutoConfig, class DA, class DB, class DC>
 void gpu_gemm(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b, Eigen::MatrixBase<DC>&& c,
-              typename DA::Scalar alpha, typename DA::Scalar beta) {
+              detail::factor_t<typename DA::Scalar> alpha, detail::factor_t<typename DA::Scalar> beta) {
   gpu_gemm<Config>(a, b, c, alpha, beta);
 }
 
@@ -150,12 +208,13 @@ void gpu_gemm(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b, Ei
 // overloads that do not match.
 template <class Config = AutoConfig, class DA, class DB, class DC>
 void gpu_gemm(const cl::CommandQueue&, const Eigen::MatrixBase<DA>&, const Eigen::MatrixBase<DB>&,
-              const Eigen::MatrixBase<DC>&, typename DA::Scalar, typename DA::Scalar) {
+              const Eigen::MatrixBase<DC>&, detail::factor_t<typename DA::Scalar>,
+              detail::factor_t<typename DA::Scalar>) {
   detail::require_writable<const DC>();
 }
 template <class Config = AutoConfig, class DA, class DB, class DC>
 void gpu_gemm(const Eigen::MatrixBase<DA>&, const Eigen::MatrixBase<DB>&, const Eigen::MatrixBase<DC>&,
-              typename DA::Scalar, typename DA::Scalar) {
+              detail::factor_t<typename DA::Scalar>, detail::factor_t<typename DA::Scalar>) {
   detail::require_writable<const DC>();
 }
 

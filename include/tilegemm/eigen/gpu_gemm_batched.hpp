@@ -25,6 +25,7 @@
 #include "eigen_operand.hpp"
 #include "gpu_gemm.hpp"
 #include "shapes.hpp"
+#include "sixteen_bit.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -72,10 +73,14 @@ bool host_matrices_overlap(const std::vector<Matrix>& c) {
 }
 
 // c[p] = alpha * a[p] * b[p] + beta * c[p] for every p, with `config` (null: the default choice): the operands side
-// by side in one device buffer each (C uploaded only when beta is not zero), one batched product, C read back.
+// by side in one device buffer each (C uploaded only when beta is not zero), one batched product, C read back. A and
+// B of Scalar, C of ScalarC (Scalar, or float for 16-bit A and B, whose batches the 16-bit core multiplies).
 template <class Scalar, class MatrixA, class MatrixB, class MatrixC>
 void multiply_batch(const cl::CommandQueue& queue, const KernelDescription* config, const std::vector<MatrixA>& a,
-                    const std::vector<MatrixB>& b, std::vector<MatrixC>& c, Scalar alpha, Scalar beta) {
+                    const std::vector<MatrixB>& b, std::vector<MatrixC>& c, factor_t<Scalar> alpha,
+                    factor_t<Scalar> beta) {
+  using ScalarC = typename MatrixC::Scalar;
+  using Factor = factor_t<Scalar>;
   check_batch_shapes(a, b, &c);
   if (host_matrices_overlap(c)) {  // scattered back one after the other, one would overwrite another's result
     throw std::invalid_argument(std::string(gpu_gemm_batched_name) +
@@ -85,10 +90,12 @@ void multiply_batch(const cl::CommandQueue& queue, const KernelDescription* conf
   const Eigen::Index count = static_cast<Eigen::Index>(a.size());
   const Eigen::Index m = a[0].rows(), k = a[0].cols(), n = b[0].cols();
   if (m == 0 || n == 0) return;
-  if (k == 0 || alpha == Scalar(0)) {  // C = beta * C, without reading C when beta is zero
+  if (k == 0 || alpha == Factor(0)) {  // C = beta * C, without reading C when beta is zero
     for (MatrixC& x : c) {
-      if (beta == Scalar(0)) {
+      if (beta == Factor(0)) {
         x.setZero();
+      } else if constexpr (is_sixteen_bit_v<ScalarC>) {
+        x = (x.template cast<float>() * beta).template cast<ScalarC>();  // rounded once, as the core's products are
       } else {
         x *= beta;
       }
@@ -98,43 +105,52 @@ void multiply_batch(const cl::CommandQueue& queue, const KernelDescription* conf
   const CallContext call = CallContext::of(queue);
   require_batch_copy_fits(gpu_gemm_batched_name, call.limits, "A", count, m, k, sizeof(Scalar));
   require_batch_copy_fits(gpu_gemm_batched_name, call.limits, "B", count, k, n, sizeof(Scalar));
-  require_batch_copy_fits(gpu_gemm_batched_name, call.limits, "C", count, m, n, sizeof(Scalar));
+  require_batch_copy_fits(gpu_gemm_batched_name, call.limits, "C", count, m, n, sizeof(ScalarC));
   const auto device_a = upload(call, side_by_side<Scalar>(a, m, k));
   const auto device_b = upload(call, side_by_side<Scalar>(b, k, n));
-  HostMatrix<Scalar> host_c(m, n * count);
+  HostMatrix<ScalarC> host_c(m, n * count);
   std::unique_ptr<ScratchBuffer> device_c;
-  if (beta != Scalar(0)) {
-    host_c = side_by_side<Scalar>(c, m, n);
+  if (beta != Factor(0)) {
+    host_c = side_by_side<ScalarC>(c, m, n);
     device_c = upload(call, host_c);
   } else {  // C is not read
-    device_c = std::make_unique<ScratchBuffer>(call, sizeof(Scalar) * static_cast<std::size_t>(host_c.size()));
+    device_c = std::make_unique<ScratchBuffer>(call, sizeof(ScalarC) * static_cast<std::size_t>(host_c.size()));
   }
-  const GemmProblem p = naming(gpu_gemm_batched_name, [&] {
-    return check_batched_arguments(call.context, {Transpose::no,
-                                                  Transpose::no,
-                                                  m,
-                                                  n,
-                                                  k,
-                                                  scalar_value(alpha),
-                                                  {device_a->buffer(), 0, m, m * k},
-                                                  {device_b->buffer(), 0, k, k * n},
-                                                  scalar_value(beta),
-                                                  {device_c->buffer(), 0, m, m * n},
-                                                  count});
-  });
-  const std::vector<cl::Event> done = {run_gemm(call, config, p, {})};
-  check(queue.enqueueReadBuffer(device_c->buffer(), CL_TRUE, 0, sizeof(Scalar) * host_c.size(), host_c.data(), &done),
+  std::vector<cl::Event> done;
+  if constexpr (is_sixteen_bit_v<Scalar>) {
+    done = {sixteen_bit_batch<Scalar, ScalarC>(queue, m, n, k, alpha, device_a->buffer(), 0, m, m * k,
+                                               device_b->buffer(), 0, k, k * n, beta, device_c->buffer(), 0, m, m * n,
+                                               count)};
+  } else {
+    const GemmProblem p = naming(gpu_gemm_batched_name, [&] {
+      return check_batched_arguments(call.context, {Transpose::no,
+                                                    Transpose::no,
+                                                    m,
+                                                    n,
+                                                    k,
+                                                    scalar_value(alpha),
+                                                    {device_a->buffer(), 0, m, m * k},
+                                                    {device_b->buffer(), 0, k, k * n},
+                                                    scalar_value(beta),
+                                                    {device_c->buffer(), 0, m, m * n},
+                                                    count});
+    });
+    done = {run_gemm(call, config, p, {})};
+  }
+  check(queue.enqueueReadBuffer(device_c->buffer(), CL_TRUE, 0, sizeof(ScalarC) * host_c.size(), host_c.data(), &done),
         "clEnqueueReadBuffer");  // blocking: every command of this call has finished
   for (ScratchBuffer* used : {device_a.get(), device_b.get(), device_c.get()}) used->give_back_after(cl::Event());
   scatter_side_by_side(host_c, c);
 }
 
-template <class MatrixA, class MatrixB, class MatrixC>
+template <class Config, class MatrixA, class MatrixB, class MatrixC>
 void check_batch_types() {
   using Scalar = typename MatrixA::Scalar;
-  require_supported_scalar<Scalar>();
-  static_assert(std::is_same_v<Scalar, typename MatrixB::Scalar> && std::is_same_v<Scalar, typename MatrixC::Scalar>,
-                "tilegemm::gpu_gemm_batched: A, B and C must have the same scalar type; cast one with .cast<T>().");
+  require_front_end_scalar<Scalar>();
+  static_assert(std::is_same_v<Scalar, typename MatrixB::Scalar> && c_scalar_fits_v<Scalar, typename MatrixC::Scalar>,
+                "tilegemm::gpu_gemm_batched: A, B and C must have the same scalar type (or a float C, for "
+                "Eigen::half and Eigen::bfloat16 A and B); cast one with .cast<T>().");
+  require_config_for<Config, Scalar>();
   require_writable<MatrixC>();
 }
 
@@ -150,17 +166,20 @@ template <class Config = AutoConfig, class MatrixA, class MatrixB, class MatrixC
                                detail::is_eigen_matrix_v<MatrixC>,
                            int> = 0>
 void gpu_gemm_batched(const cl::CommandQueue& queue, const std::vector<MatrixA>& a, const std::vector<MatrixB>& b,
-                      std::vector<MatrixC>& c, typename MatrixA::Scalar alpha, typename MatrixA::Scalar beta) {
-  detail::check_batch_types<MatrixA, MatrixB, MatrixC>();
-  detail::translate_cl_errors(
-      [&] { detail::multiply_batch(queue, detail::description_of<Config>(), a, b, c, alpha, beta); });
+                      std::vector<MatrixC>& c, detail::factor_t<typename MatrixA::Scalar> alpha,
+                      detail::factor_t<typename MatrixA::Scalar> beta) {
+  detail::check_batch_types<Config, MatrixA, MatrixB, MatrixC>();
+  detail::translate_cl_errors([&] {
+    detail::multiply_batch<typename MatrixA::Scalar>(queue, detail::description_of<Config>(), a, b, c, alpha, beta);
+  });
 }
 template <class Config = AutoConfig, class MatrixA, class MatrixB, class MatrixC,
           std::enable_if_t<detail::is_eigen_matrix_v<MatrixA> && detail::is_eigen_matrix_v<MatrixB> &&
                                detail::is_eigen_matrix_v<MatrixC>,
                            int> = 0>
 void gpu_gemm_batched(const std::vector<MatrixA>& a, const std::vector<MatrixB>& b, std::vector<MatrixC>& c,
-                      typename MatrixA::Scalar alpha, typename MatrixA::Scalar beta) {
+                      detail::factor_t<typename MatrixA::Scalar> alpha,
+                      detail::factor_t<typename MatrixA::Scalar> beta) {
   gpu_gemm_batched<Config>(default_queue(), a, b, c, alpha, beta);
 }
 
@@ -172,10 +191,11 @@ std::vector<detail::HostMatrix<typename MatrixA::Scalar>> gpu_gemm_batched(const
                                                                            const std::vector<MatrixA>& a,
                                                                            const std::vector<MatrixB>& b) {
   using Result = detail::HostMatrix<typename MatrixA::Scalar>;
-  detail::check_batch_types<MatrixA, MatrixB, Result>();
+  using Factor = detail::factor_t<typename MatrixA::Scalar>;
+  detail::check_batch_types<Config, MatrixA, MatrixB, Result>();
   detail::check_batch_shapes(a, b);
   std::vector<Result> c(a.size(), Result(a.empty() ? 0 : a[0].rows(), b.empty() ? 0 : b[0].cols()));
-  gpu_gemm_batched<Config>(queue, a, b, c, typename MatrixA::Scalar(1), typename MatrixA::Scalar(0));
+  gpu_gemm_batched<Config>(queue, a, b, c, Factor(1), Factor(0));
   return c;
 }
 template <class Config = AutoConfig, class MatrixA, class MatrixB,

@@ -12,6 +12,7 @@
 #include "../runtime/queue.hpp"
 #include "gpu_gemm.hpp"
 #include "shapes.hpp"
+#include "sixteen_bit.hpp"
 
 namespace tilegemm {
 
@@ -43,6 +44,7 @@ class [[nodiscard]] GpuProduct : public Eigen::MatrixBase<GpuProduct<Config, DA,
   using Base = Eigen::MatrixBase<GpuProduct>;
   EIGEN_DENSE_PUBLIC_INTERFACE(GpuProduct)
   using PlainMatrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+  using Factor = detail::factor_t<Scalar>;  // alpha and beta: float for Eigen::half and Eigen::bfloat16
 
   GpuProduct(const cl::CommandQueue& queue, const DA& a, const DB& b) : queue_(queue), a_(a), b_(b) {
     detail::check_product_shapes(a.rows(), a.cols(), b.rows(), b.cols());
@@ -66,18 +68,18 @@ class [[nodiscard]] GpuProduct : public Eigen::MatrixBase<GpuProduct<Config, DA,
   // change shape, the product goes to a new matrix that then replaces it, so that operands sharing dst's memory are
   // read before it changes; other aliasing is handled by the in-place gpu_gemm.
   template <class Dest>
-  void evaluate_into(Dest& dst, Scalar alpha, Scalar beta) const {
+  void evaluate_into(Dest& dst, Factor alpha, Factor beta) const {
     if constexpr (std::is_base_of_v<Eigen::PlainObjectBase<Dest>, Dest>) {
       constexpr bool rows_fixed = Dest::RowsAtCompileTime != Eigen::Dynamic,
                      cols_fixed = Dest::ColsAtCompileTime != Eigen::Dynamic;
       const bool reshaped = dst.rows() != rows() || dst.cols() != cols();
       const bool can_reshape =
           (!rows_fixed || Dest::RowsAtCompileTime == rows()) && (!cols_fixed || Dest::ColsAtCompileTime == cols());
-      if (beta == Scalar(0) && !reshaped) {
+      if (beta == Factor(0) && !reshaped) {
         // Often memory just allocated (Matrix D = gpu_gemm(A, B)): its first writes fault once per 2 MiB then.
         detail::prefer_huge_pages(dst.data(), static_cast<std::size_t>(dst.size()) * sizeof(Scalar));
       }
-      if (beta == Scalar(0) && reshaped && can_reshape) {
+      if (beta == Factor(0) && reshaped && can_reshape) {
         PlainMatrix result(rows(), cols());
         detail::prefer_huge_pages(result.data(), static_cast<std::size_t>(result.size()) * sizeof(Scalar));
         in_place(result, alpha, beta);
@@ -94,8 +96,10 @@ class [[nodiscard]] GpuProduct : public Eigen::MatrixBase<GpuProduct<Config, DA,
 
  private:
   template <class Dest>
-  void in_place(Dest& dst, Scalar alpha, Scalar beta) const {
-    if (queues_.empty()) {
+  void in_place(Dest& dst, Factor alpha, Factor beta) const {
+    if constexpr (detail::is_sixteen_bit_v<Scalar>) {
+      gpu_gemm<Config>(queue_, a_, b_, dst, alpha, beta);  // on one device (require_one_device_for)
+    } else if (queues_.empty()) {
       gpu_gemm<Config>(queue_, a_, b_, dst, alpha, beta);
     } else {
       gpu_gemm<Config>(queues_, a_, b_, dst, alpha, beta);
@@ -123,7 +127,7 @@ struct evaluator<tilegemm::GpuProduct<Config, DA, DB>>
 
   explicit evaluator(const Product& product) : result_(product.rows(), product.cols()) {
     ::new (static_cast<Base*>(this)) Base(result_);
-    product.evaluate_into(result_, typename Product::Scalar(1), typename Product::Scalar(0));
+    product.evaluate_into(result_, typename Product::Factor(1), typename Product::Factor(0));
   }
 
   PlainMatrix result_;
@@ -134,7 +138,7 @@ template <class Product, int alpha, int beta>
 struct AssignGpuProduct {
   template <class Dest, class Op>
   static void run(Dest& dst, const Product& product, const Op&) {
-    product.evaluate_into(dst, typename Product::Scalar(alpha), typename Product::Scalar(beta));
+    product.evaluate_into(dst, typename Product::Factor(alpha), typename Product::Factor(beta));
   }
 };
 template <class Dest, class Config, class DA, class DB>
@@ -156,6 +160,7 @@ template <class Config = AutoConfig, class DA, class DB>
 GpuProduct<Config, DA, DB> gpu_gemm(const cl::CommandQueue& queue, const Eigen::MatrixBase<DA>& a,
                                     const Eigen::MatrixBase<DB>& b) {
   detail::check_scalars<DA, DB>();
+  detail::require_config_for<Config, typename DA::Scalar>();
   (void)detail::description_of<Config>();  // a Config that is no configuration fails here, with its sentence
   return GpuProduct<Config, DA, DB>(queue, a.derived(), b.derived());
 }
@@ -165,17 +170,23 @@ template <class Config = AutoConfig, class DA, class DB>
 GpuProduct<Config, DA, DB> gpu_gemm(const std::vector<cl::CommandQueue>& queues, const Eigen::MatrixBase<DA>& a,
                                     const Eigen::MatrixBase<DB>& b) {
   detail::check_scalars<DA, DB>();
+  detail::require_one_device_for<typename DA::Scalar>();
   (void)detail::description_of<Config>();
   return GpuProduct<Config, DA, DB>(queues, a.derived(), b.derived());
 }
 
 // The product a * b on the devices TILEGEMM_DEVICES names, else the one TILEGEMM_DEVICE chooses: write C =
 // tilegemm::gpu_gemm(A, B) for C = A * B.
+// (16-bit products on the one device TILEGEMM_DEVICE chooses.)
 template <class Config = AutoConfig, class DA, class DB>
 GpuProduct<Config, DA, DB> gpu_gemm(const Eigen::MatrixBase<DA>& a, const Eigen::MatrixBase<DB>& b) {
-  const std::vector<cl::CommandQueue> queues = default_queues();
-  if (queues.empty()) return gpu_gemm<Config>(default_queue(), a, b);
-  return gpu_gemm<Config>(queues, a, b);
+  if constexpr (detail::is_sixteen_bit_v<typename DA::Scalar>) {
+    return gpu_gemm<Config>(default_queue(), a, b);
+  } else {
+    const std::vector<cl::CommandQueue> queues = default_queues();
+    if (queues.empty()) return gpu_gemm<Config>(default_queue(), a, b);
+    return gpu_gemm<Config>(queues, a, b);
+  }
 }
 
 }  // namespace tilegemm
