@@ -93,26 +93,28 @@ constexpr void check_scalar_of_c() {
                 "Eigen::bfloat16 A and B).");
 }
 
-// c = alpha * a * b + beta * c for 16-bit A and B and a host C (of their type or float), blocking: the host operands
-// go to the device as their bits (expressions evaluated first), the 16-bit core multiplies them there (A and B read
-// before C is written, so C may share their memory), and C is read back into its storage (through a copy where it has
-// no plain columns).
+// c = alpha * a * b + beta * c for 16-bit A and B and a host C (of their type or float), blocking, through the 16-bit
+// core's host-pointer form: A and B as their storage (expressions evaluated first, row-major as the transpose), C in
+// place, or through a copy where it has no plain columns or shares A's or B's memory.
 template <class S, class A, class B, class C>
 void multiply_host_sixteen_bit(const cl::CommandQueue& queue, const A& a, const B& b, C&& c, float alpha, float beta) {
   using SC = typename std::decay_t<C>::Scalar;
   check_product_shapes(a.rows(), a.cols(), b.rows(), b.cols(), c.rows(), c.cols());
   if (c.size() == 0) return;
+  InputOperand<S> storage_a, storage_b;
+  describe_input(a, storage_a);
+  describe_input(b, storage_b);
   HostOperand<SC, SC*> storage_c;
-  if (!direct_storage(c, storage_c)) {  // e.g. a Map with an inner stride: go through a copy
+  const bool plain_c = direct_storage(c, storage_c);
+  if (!plain_c || storages_overlap(raw_input(storage_a), raw_output(storage_c)) ||
+      storages_overlap(raw_input(storage_b), raw_output(storage_c))) {
+    // A C without plain columns (a Map with an inner stride), or one that shares A's or B's memory: through a copy.
     Eigen::Matrix<SC, Eigen::Dynamic, Eigen::Dynamic> result(c.rows(), c.cols());
     if (beta != 0.0f) result = c;
     multiply_host_sixteen_bit<S>(queue, a, b, result, alpha, beta);
     c = result;
     return;
   }
-  InputOperand<S> storage_a, storage_b;
-  describe_input(a, storage_a);
-  describe_input(b, storage_b);
   HostOperand<S> sa = storage_a, sb = storage_b;
   if (storage_c.transposed) {  // row-major C: C^T = op(B)^T * op(A)^T, column-major
     sa.transposed = !sa.transposed;
@@ -121,9 +123,8 @@ void multiply_host_sixteen_bit(const cl::CommandQueue& queue, const A& a, const 
     std::swap(sa, sb);
   }
   const long long k = sa.transposed ? sa.rows : sa.cols;
-  tilegemm::gemm<S, SC>(queue, sa.transposed ? Transpose::yes : Transpose::no,
-                        sb.transposed ? Transpose::yes : Transpose::no, storage_c.rows, storage_c.cols, k, alpha,
-                        sa.data, sa.ld, sb.data, sb.ld, beta, storage_c.data, storage_c.ld);
+  sixteen_bit_host<S, SC>(queue, sa.transposed, sb.transposed, storage_c.rows, storage_c.cols, k, alpha, sa.data, sa.ld,
+                          sb.data, sb.ld, beta, storage_c.data, storage_c.ld);
 }
 
 }  // namespace detail

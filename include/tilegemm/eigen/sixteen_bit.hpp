@@ -89,4 +89,14 @@ cl::Event sixteen_bit_batch(const cl::CommandQueue& queue, long long m, long lon
                                                  count, wait);
 }
 
+// The host-pointer form: C (of Out, ldc) = alpha * op(A) * op(B) + beta * C with A and B of In in host memory.
+template <class In, class Out>
+void sixteen_bit_host(const cl::CommandQueue& queue, bool trans_a, bool trans_b, long long m, long long n, long long k,
+                      float alpha, const In* a, long long lda, const In* b, long long ldb, float beta, Out* c,
+                      long long ldc) {
+  static_assert(is_sixteen_bit_v<In> && c_scalar_fits_v<In, Out>);
+  tilegemm::gemm<In, Out>(queue, trans_a ? Transpose::yes : Transpose::no, trans_b ? Transpose::yes : Transpose::no, m,
+                          n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
 }  // namespace tilegemm::detail
