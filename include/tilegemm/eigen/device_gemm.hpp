@@ -236,9 +236,10 @@ Pending<Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>> multiply_to_host(const
 template <class Config = AutoConfig, class A, class B, std::enable_if_t<detail::device_call_v<A, B>, int> = 0>
 Pending<DeviceMatrix<detail::scalar_of_t<A>>> gpu_gemm_async(const cl::CommandQueue& queue, const A& a, const B& b) {
   using S = detail::scalar_of_t<A>;
-  static_assert(std::is_same_v<S, detail::scalar_of_t<B>>,
-                "tilegemm::gpu_gemm: A and B must have the same scalar type (a half A with a float or bfloat16 B "
-                "too); cast one with .cast<T>().");
+  static_assert(
+      std::is_same_v<S, detail::scalar_of_t<B>>,
+      "tilegemm::gpu_gemm: A and B must have the same scalar type (mixed inputs, such as an Eigen::half A with a "
+      "float or Eigen::bfloat16 B, are not multiplied); cast one with .cast<T>().");
   detail::require_config_for<Config, S>();
   return detail::multiply_to_device<S>(queue, detail::description_of<Config>(), a, b);
 }

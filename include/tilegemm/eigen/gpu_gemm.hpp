@@ -80,9 +80,10 @@ template <class DA, class DB>
 void check_scalars() {
   using Scalar = typename DA::Scalar;
   require_front_end_scalar<Scalar>();
-  static_assert(std::is_same_v<Scalar, typename DB::Scalar>,
-                "tilegemm::gpu_gemm: A and B must have the same scalar type (a half A with a float or bfloat16 B "
-                "too); cast one with .cast<T>().");
+  static_assert(
+      std::is_same_v<Scalar, typename DB::Scalar>,
+      "tilegemm::gpu_gemm: A and B must have the same scalar type (mixed inputs, such as an Eigen::half A with a "
+      "float or Eigen::bfloat16 B, are not multiplied); cast one with .cast<T>().");
 }
 
 // C's scalar: A's, or float for Eigen::half and Eigen::bfloat16 A and B.
