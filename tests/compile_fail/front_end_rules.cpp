@@ -14,6 +14,7 @@
 #define scalar_before_config 8
 #define scalar_not_named 9
 #define batched_scalar_not_named 10
+#define mixed_inputs 11
 // clang-format on
 
 int main() {
@@ -51,6 +52,11 @@ int main() {
   cl::Buffer buffer;
   tilegemm::gemm_strided_batched(tilegemm::default_queue(), tilegemm::Transpose::no, tilegemm::Transpose::no, 4, 4, 4,
                                  1.0f, buffer, 0, 4, 16, buffer, 0, 4, 16, 0.0f, buffer, 0, 4, 16, 2);
+#elif TILEGEMM_RULE == mixed_inputs
+  Eigen::half ah[16];
+  float bf[16], cf[16];
+  tilegemm::gemm(tilegemm::default_queue(), tilegemm::Transpose::no, tilegemm::Transpose::no, 4, 4, 4, 1.0f, ah, 4, bf,
+                 4, 0.0f, cf, 4);
 #endif
   return 0;
 }

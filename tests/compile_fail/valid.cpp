@@ -41,6 +41,10 @@ int main() {
                                                    buffer, 0, 4);
     tilegemm::gemm<float>(tilegemm::default_queue(), tilegemm::Transpose::no, tilegemm::Transpose::no, 4, 4, 4, 1.0f,
                           buffer, 0, 4, buffer, 0, 4, 0.0f, buffer, 0, 4);
+    Eigen::half ah[16], bh[16];  // A and B of one element type (mixed_inputs)
+    float cf[16];
+    tilegemm::gemm<Eigen::half, float>(tilegemm::default_queue(), tilegemm::Transpose::no, tilegemm::Transpose::no, 4,
+                                       4, 4, 1.0f, ah, 4, bh, 4, 0.0f, cf, 4);
   }
   return sum;
 }

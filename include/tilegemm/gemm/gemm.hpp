@@ -14,6 +14,7 @@
 #include "../runtime/math_setting.hpp"
 #include "arguments.hpp"
 #include "plan.hpp"
+#include "sixteen_bit_gemm.hpp"
 // What only the entries' bodies use (config/linkage.hpp): the planner's defaults, the executor, the tuner's file and
 // the verbose lines, with their caches and files, are not parsed in a file that links tilegemm::runtime.
 #if TILEGEMM_ENTRY_BODIES || defined(TILEGEMM_INTERNALS)
@@ -102,6 +103,10 @@ TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescripti
 // with it. C must not overlap A or B. When beta is zero, C is not read. `math` is the arithmetic of a float product
 // (MathMode; by default the thread's or the process's, math_mode()). Bad arguments throw std::invalid_argument,
 // OpenCL failures tilegemm::Error.
+// With a 16-bit Scalar (Eigen::half or Eigen::bfloat16: A and B stored as 16-bit, 2 bytes an element) the second
+// template argument names C's type instead, the inputs' (the default) or float: gemm<Eigen::half, float>(...); alpha
+// and beta are floats, the products accumulate in float and a 16-bit C is rounded once, to nearest even
+// (gemm/sixteen_bit_gemm.hpp, docs/sixteen_bit.md).
 template <class Scalar = detail::ScalarNotNamed, class Config = AutoConfig, class Alpha, class Beta>
 cl::Event gemm(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, long long m, long long n,
                long long k, Alpha alpha, const cl::Buffer& a, long long a_offset, long long lda, const cl::Buffer& b,
@@ -115,6 +120,9 @@ cl::Event gemm(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans
                 "tilegemm::gemm: alpha and beta must be numbers (they are converted to the scalar type).");
   if constexpr (!detail::scalar_named<Scalar>) {
     return cl::Event();  // refused above; nothing more to say
+  } else if constexpr (detail::is_sixteen_bit<Scalar>) {
+    return detail::sixteen_bit_gemm<Scalar, Config>(queue, trans_a, trans_b, m, n, k, alpha, {a, a_offset, lda},
+                                                    {b, b_offset, ldb}, beta, {c, c_offset, ldc}, 1, false, wait, math);
   } else {
     detail::require_supported_scalar<Scalar>();
     constexpr const detail::KernelDescription* config = detail::description_of<Config>();

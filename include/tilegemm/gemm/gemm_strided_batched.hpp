@@ -9,6 +9,7 @@
 #include "../config/tile_config.hpp"
 #include "../runtime/call_context.hpp"
 #include "../runtime/error.hpp"
+#include "../runtime/math_setting.hpp"
 #include "arguments.hpp"
 #include "batched_arguments.hpp"
 #include "gemm.hpp"
@@ -22,7 +23,8 @@ namespace tilegemm {
 // A and B strides may be 0 (every problem reads the same matrix) or let their problems overlap; C's problems must
 // not share memory with each other or with A's and B's. batch_count = 0, like an empty C, does nothing. Waits for
 // `wait`, returns without waiting for the result; the returned event completes with every C. Bad arguments throw
-// std::invalid_argument, OpenCL failures tilegemm::Error.
+// std::invalid_argument, OpenCL failures tilegemm::Error. With a 16-bit Scalar (Eigen::half, Eigen::bfloat16) the
+// second template argument names C's type, as in gemm (gemm.hpp).
 template <class Scalar = detail::ScalarNotNamed, class Config = AutoConfig, class Alpha, class Beta>
 cl::Event gemm_strided_batched(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, long long m,
                                long long n, long long k, Alpha alpha, const cl::Buffer& a, long long a_offset,
@@ -40,7 +42,11 @@ cl::Event gemm_strided_batched(const cl::CommandQueue& queue, Transpose trans_a,
                 "tilegemm::gemm_strided_batched: alpha and beta must be numbers (they are converted to the scalar "
                 "type).");
   if constexpr (!detail::scalar_named<Scalar>) {
-    return cl::Event();  // refused above; nothing more to say
+    return cl::Event();                                   // refused above; nothing more to say
+  } else if constexpr (detail::is_sixteen_bit<Scalar>) {  // Config names C's type (gemm.hpp)
+    return detail::sixteen_bit_gemm<Scalar, Config>(queue, trans_a, trans_b, m, n, k, alpha,
+                                                    {a, a_offset, lda, a_stride}, {b, b_offset, ldb, b_stride}, beta,
+                                                    {c, c_offset, ldc, c_stride}, batch_count, true, wait, math_mode());
   } else {
     detail::require_supported_scalar<Scalar>();
     constexpr const detail::KernelDescription* config = detail::description_of<Config>();

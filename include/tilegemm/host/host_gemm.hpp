@@ -33,6 +33,7 @@
 #include "own_thread.hpp"
 #include "partial_write.hpp"
 #include "pending.hpp"
+#include "sixteen_bit_host.hpp"
 #include "staged_product.hpp"
 #include "transfers.hpp"
 
@@ -46,6 +47,18 @@ struct identity {
 };
 template <class T>
 using identity_t = typename identity<T>::type;
+
+// alpha's and beta's type in the host forms (float for 16-bit inputs), and C's: Scalar's, or for 16-bit inputs the
+// second template argument's (AutoConfig, its default, meaning the inputs' type). Neither takes part in deduction.
+template <class Scalar>
+using host_scalar_t = typename std::conditional<is_sixteen_bit<Scalar>, float, Scalar>::type;
+template <class Scalar, class Second>
+using host_output_t =
+    typename std::conditional<is_sixteen_bit<Scalar> && !std::is_same_v<Second, AutoConfig>, Second, Scalar>::type;
+
+// Whether A and B are of different element types (the host forms' overload that says they must not be).
+template <class A, class B>
+using if_mixed_inputs = std::enable_if_t<!std::is_same_v<std::remove_cv_t<A>, std::remove_cv_t<B>>, int>;
 
 // The dense device copy of a rows x cols operand must be indexable by the kernels' 32-bit ints and fit one buffer
 // of the device: checked before anything is allocated. `function` is the one the caller called.
@@ -341,19 +354,27 @@ Pending<void> host_gemm(const cl::CommandQueue& queue, const KernelDescription* 
 // tilegemm::Error. Failures and C: when gemm throws anything but tilegemm::PartialWrite, C is exactly as it was (no
 // element of it written); PartialWrite (a tilegemm::Error) says the call failed after part of C was written, so C's
 // old values are lost. A, B and the memory around C are never written.
+// With 16-bit A and B (Eigen::half or Eigen::bfloat16) the second template argument names C's type, the inputs' (the
+// default) or float, as in gemm<Eigen::half, float>(...); alpha and beta are floats (sixteen_bit_host.hpp).
 template <class Scalar, class Config = AutoConfig>
 void gemm(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, long long m, long long n, long long k,
-          detail::identity_t<Scalar> alpha, const Scalar* a, long long lda, const Scalar* b, long long ldb,
-          detail::identity_t<Scalar> beta, Scalar* c, long long ldc) {
-  detail::require_supported_scalar<Scalar>();
-  detail::host_gemm(queue, detail::description_of<Config>(), "tilegemm::gemm",
-                    detail::naming("tilegemm::gemm",
-                                   [&] {
-                                     return detail::check_host_arguments<Scalar>(trans_a, trans_b, m, n, k, alpha, a,
-                                                                                 lda, b, ldb, beta, c, ldc);
-                                   }),
-                    true)
-      .get();
+          detail::host_scalar_t<Scalar> alpha, const Scalar* a, long long lda, const Scalar* b, long long ldb,
+          detail::host_scalar_t<Scalar> beta, detail::host_output_t<Scalar, Config>* c, long long ldc) {
+  if constexpr (detail::is_sixteen_bit<Scalar>) {
+    detail::sixteen_bit_host_gemm<Scalar, detail::host_output_t<Scalar, Config>>(
+        queue, "tilegemm::gemm", true, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+        .get();
+  } else {
+    detail::require_supported_scalar<Scalar>();
+    detail::host_gemm(queue, detail::description_of<Config>(), "tilegemm::gemm",
+                      detail::naming("tilegemm::gemm",
+                                     [&] {
+                                       return detail::check_host_arguments<Scalar>(trans_a, trans_b, m, n, k, alpha, a,
+                                                                                   lda, b, ldb, beta, c, ldc);
+                                     }),
+                      true)
+        .get();
+  }
 }
 
 // The same without waiting: returns at once; C is written when the handle completes (wait() or get()). Large
@@ -363,20 +384,43 @@ void gemm(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, l
 // case: with beta = 0 on the direct path (small products, CPU devices), a failed download of C surfaces as
 // tilegemm::Error though it may have written part of C (whose old values beta = 0 does not read). Out-of-order queues
 // are accepted, as by gemm.
+// 16-bit A and B as gemm takes them; A and B are read before it returns.
 template <class Scalar, class Config = AutoConfig>
 Pending<void> gemm_async(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, long long m, long long n,
-                         long long k, detail::identity_t<Scalar> alpha, const Scalar* a, long long lda, const Scalar* b,
-                         long long ldb, detail::identity_t<Scalar> beta, Scalar* c, long long ldc) {
-  detail::require_supported_scalar<Scalar>();
-  detail::HostProduct<Scalar> p;
-  try {
-    p = detail::naming("tilegemm::gemm_async", [&] {
-      return detail::check_host_arguments<Scalar>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    });
-  } catch (...) {
-    return Pending<void>::failed(std::current_exception());
+                         long long k, detail::host_scalar_t<Scalar> alpha, const Scalar* a, long long lda,
+                         const Scalar* b, long long ldb, detail::host_scalar_t<Scalar> beta,
+                         detail::host_output_t<Scalar, Config>* c, long long ldc) {
+  if constexpr (detail::is_sixteen_bit<Scalar>) {
+    return detail::sixteen_bit_host_gemm<Scalar, detail::host_output_t<Scalar, Config>>(
+        queue, "tilegemm::gemm_async", false, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  } else {
+    detail::require_supported_scalar<Scalar>();
+    detail::HostProduct<Scalar> p;
+    try {
+      p = detail::naming("tilegemm::gemm_async", [&] {
+        return detail::check_host_arguments<Scalar>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+      });
+    } catch (...) {
+      return Pending<void>::failed(std::current_exception());
+    }
+    return detail::host_gemm(queue, detail::description_of<Config>(), "tilegemm::gemm_async", p, false, true);
   }
-  return detail::host_gemm(queue, detail::description_of<Config>(), "tilegemm::gemm_async", p, false, true);
+}
+
+// A and B of different element types (a half A with a float B): refused with a sentence rather than "no matching
+// function".
+template <class First = detail::ScalarNotNamed, class Second = AutoConfig, class Alpha, class A, class B, class Beta,
+          class C, detail::if_mixed_inputs<A, B> = 0>
+void gemm(const cl::CommandQueue&, Transpose, Transpose, long long, long long, long long, Alpha, const A*, long long,
+          const B*, long long, Beta, C*, long long) {
+  detail::require_same_inputs<A, B>();
+}
+template <class First = detail::ScalarNotNamed, class Second = AutoConfig, class Alpha, class A, class B, class Beta,
+          class C, detail::if_mixed_inputs<A, B> = 0>
+Pending<void> gemm_async(const cl::CommandQueue&, Transpose, Transpose, long long, long long, long long, Alpha,
+                         const A*, long long, const B*, long long, Beta, C*, long long) {
+  detail::require_same_inputs<A, B>();
+  return Pending<void>::failed(nullptr);
 }
 }  // namespace tilegemm
 

@@ -1,0 +1,584 @@
+// test_sixteen_bit: products of 16-bit A and B (Eigen::half, Eigen::bfloat16) into a 16-bit or float C on cl::Buffers,
+// in strided batches and from host pointers, against a double reference of the rounded inputs; the conversion
+// kernels' rounding bit for bit; the argument checks.
+#include <Eigen/Core>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <tilegemm/tilegemm.hpp>
+#include <type_traits>
+#include <vector>
+
+#include "catch.hpp"
+#include "message_matchers.hpp"
+#include "reference.hpp"
+#include "uploaded.hpp"
+
+using tilegemm::Transpose;
+using tilegemm_test::generator;
+using tilegemm_test::test_queue;
+
+namespace {
+
+using Half = Eigen::half;
+using BFloat = Eigen::bfloat16;
+
+template <class T>
+double to_double(T x) {
+  return static_cast<double>(static_cast<float>(x));
+}
+
+template <class T>
+std::uint32_t bits_of(T x) {
+  if constexpr (sizeof(T) == 2) {
+    std::uint16_t bits = 0;
+    std::memcpy(&bits, &x, 2);
+    return bits;
+  } else {
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &x, 4);
+    return bits;
+  }
+}
+
+// The same value bit for bit, or NaN both.
+template <class T>
+bool same_value(T x, T y) {
+  return bits_of(x) == bits_of(y) || (std::isnan(to_double(x)) && std::isnan(to_double(y)));
+}
+
+// The unit roundoff of storing a result in Out: 2^-11 half, 2^-8 bfloat16, 0 float.
+template <class Out>
+double output_rounding() {
+  if constexpr (std::is_same_v<Out, Half>) return std::ldexp(1.0, -11);
+  if constexpr (std::is_same_v<Out, BFloat>) return std::ldexp(1.0, -8);
+  return 0;
+}
+// The spacing of Out's subnormals (what rounding near zero may lose, whatever the relative bound says).
+template <class Out>
+double smallest_step() {
+  if constexpr (std::is_same_v<Out, Half>) return std::ldexp(1.0, -24);
+  if constexpr (std::is_same_v<Out, BFloat>) return std::ldexp(1.0, -133);
+  return std::ldexp(1.0, -149);
+}
+
+template <class T>
+constexpr T sentinel() {
+  return T(-99.0f);
+}
+
+// A rows x cols column-major matrix at `offset` in a vector of `ld`-spaced columns, sentinels around it (and after
+// it, `tail` elements): what the device or host form must not write outside.
+template <class T>
+struct Stored {
+  long long rows, cols, ld, offset;
+  std::vector<T> data;
+  Stored(long long rows_, long long cols_, long long pad, long long offset_ = 3, long long tail = 5)
+      : rows(rows_),
+        cols(cols_),
+        ld(rows_ + pad),
+        offset(offset_),
+        data(static_cast<std::size_t>(offset_ + ld * cols_ + tail), sentinel<T>()) {}
+  T& at(long long i, long long j) { return data[static_cast<std::size_t>(offset + i + j * ld)]; }
+  bool inside(std::size_t index) const {
+    const long long e = static_cast<long long>(index) - offset;
+    return e >= 0 && e % ld < rows && e / ld < cols;
+  }
+  std::string outside_untouched() const {
+    for (std::size_t i = 0; i < data.size(); ++i) {
+      if (!inside(i) && bits_of(data[i]) != bits_of(sentinel<T>()))
+        return "element " + std::to_string(i) + " outside the matrix was overwritten";
+    }
+    return "";
+  }
+};
+
+template <class T>
+cl::Buffer buffer_of(const cl::CommandQueue& queue, const std::vector<T>& host) {
+  cl_int status = CL_SUCCESS;
+  cl::Buffer buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE,
+                    sizeof(T) * std::max<std::size_t>(host.size(), 1), nullptr, &status);
+  REQUIRE(status == CL_SUCCESS);
+  if (!host.empty()) REQUIRE(queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, sizeof(T) * host.size(), host.data()) == 0);
+  return buffer;
+}
+template <class T>
+void read_back(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::vector<T>& host) {
+  REQUIRE(queue.enqueueReadBuffer(buffer, CL_TRUE, 0, sizeof(T) * host.size(), host.data()) == 0);
+}
+
+template <class T>
+void fill_random(Stored<T>& s, double low = -1, double high = 1) {
+  std::uniform_real_distribution<double> uniform(low, high);
+  for (long long j = 0; j < s.cols; ++j)
+    for (long long i = 0; i < s.rows; ++i) s.at(i, j) = T(static_cast<float>(uniform(generator())));
+}
+
+float random_factor() {
+  std::uniform_real_distribution<float> uniform(0.25f, 2.0f);
+  return std::bernoulli_distribution(0.5)(generator()) ? uniform(generator()) : -uniform(generator());
+}
+
+// "" when C (m x n, from the stored A and B as the call saw them, c0 its values before) is within
+// (K 2^-23 + u_out) (|alpha| sum_k |A(i,k)||B(k,j)| + |beta| |C0(i,j)|) of the double reference, else the first
+// element that is not.
+template <class In, class Out>
+std::string compare(Stored<In>& a, bool ta, Stored<In>& b, bool tb, Stored<Out>& c, const std::vector<Out>& c0,
+                    long long m, long long n, long long k, float alpha, float beta) {
+  const double u = output_rounding<Out>(), unit = std::ldexp(1.0, -23);
+  for (long long j = 0; j < n; ++j) {
+    for (long long i = 0; i < m; ++i) {
+      double sum = 0, magnitude = 0;
+      for (long long p = 0; p < k; ++p) {
+        const double x = to_double(ta ? a.at(p, i) : a.at(i, p)), y = to_double(tb ? b.at(j, p) : b.at(p, j));
+        sum += x * y;
+        magnitude += std::abs(x * y);
+      }
+      double expected = static_cast<double>(alpha) * sum;
+      double bound = std::abs(static_cast<double>(alpha)) * magnitude;
+      if (beta != 0) {
+        const double old = to_double(c0[static_cast<std::size_t>(c.offset + i + j * c.ld)]);
+        expected += static_cast<double>(beta) * old;
+        bound += std::abs(static_cast<double>(beta) * old);
+      }
+      const double got = to_double(c.at(i, j));
+      const double allowed = (static_cast<double>(k + 2) * unit + u) * bound + smallest_step<Out>();
+      if (!(std::abs(got - expected) <= allowed)) {
+        std::ostringstream out;
+        out << "C(" << i << ", " << j << ") of " << m << "x" << n << " (k " << k << ") is " << got << ", expected "
+            << expected << " within " << allowed;
+        return out.str();
+      }
+    }
+  }
+  return c.outside_untouched();
+}
+
+// C = alpha op(A) op(B) + beta C through gemm<In, Out> on buffers, fresh data, C poisoned (NaN) where beta is zero,
+// every operand at an offset with ld > rows amid sentinels.
+template <class In, class Out>
+void check_buffer_product(bool ta, bool tb, long long m, long long n, long long k, bool beta_zero) {
+  const cl::CommandQueue queue = test_queue();
+  INFO((std::is_same_v<In, Half> ? "half" : "bfloat16")
+       << " -> " << (std::is_same_v<Out, float> ? "float" : "16-bit") << ", op(A) " << m << "x" << k
+       << (ta ? " (A^T)" : "") << ", op(B) " << k << "x" << n << (tb ? " (B^T)" : "") << ", beta "
+       << (beta_zero ? "0" : "random"));
+  Stored<In> a(ta ? k : m, ta ? m : k, 2), b(tb ? n : k, tb ? k : n, 1, 5);
+  Stored<Out> c(m, n, 3, 2);
+  fill_random(a);
+  fill_random(b);
+  fill_random(c);
+  const float alpha = random_factor(), beta = beta_zero ? 0.0f : random_factor();
+  if (beta_zero) {
+    for (long long j = 0; j < n; ++j)
+      for (long long i = 0; i < m; ++i) c.at(i, j) = Out(std::numeric_limits<float>::quiet_NaN());
+  }
+  const std::vector<Out> c0 = c.data;
+  const cl::Buffer da = buffer_of(queue, a.data), db = buffer_of(queue, b.data), dc = buffer_of(queue, c.data);
+  tilegemm::gemm<In, Out>(queue, ta ? Transpose::yes : Transpose::no, tb ? Transpose::yes : Transpose::no, m, n, k,
+                          alpha, da, a.offset, a.ld, db, b.offset, b.ld, beta, dc, c.offset, c.ld)
+      .wait();
+  read_back(queue, dc, c.data);
+  const std::vector<In> a_after = a.data, b_after = b.data;
+  read_back(queue, da, a.data);
+  read_back(queue, db, b.data);
+  for (std::size_t i = 0; i < a.data.size(); ++i) REQUIRE(same_value(a.data[i], a_after[i]));
+  for (std::size_t i = 0; i < b.data.size(); ++i) REQUIRE(same_value(b.data[i], b_after[i]));
+  const std::string failure = compare(a, ta, b, tb, c, c0, m, n, k, alpha, beta);
+  INFO(failure);
+  CHECK(failure.empty());
+}
+
+template <class In, class Out>
+void sample_products() {
+  // Each transpose once, sizes and K from the issue's lists (the slow tier runs all of them).
+  check_buffer_product<In, Out>(false, false, 61, 7, 1000, true);
+  check_buffer_product<In, Out>(true, false, 7, 129, 1, false);
+  check_buffer_product<In, Out>(false, true, 1, 61, 4097, false);
+  check_buffer_product<In, Out>(true, true, 129, 1, 1000, true);
+}
+
+TEST_CASE("16-bit products on buffers are within the bound of FP32 accumulation") {
+  SECTION("half -> half") { sample_products<Half, Half>(); }
+  SECTION("half -> float") { sample_products<Half, float>(); }
+  SECTION("bfloat16 -> bfloat16") { sample_products<BFloat, BFloat>(); }
+  SECTION("bfloat16 -> float") { sample_products<BFloat, float>(); }
+}
+
+template <class In, class Out>
+void all_products() {
+  const long long sizes[] = {1, 7, 61, 129, 257};
+  const long long depths[] = {1, 1000, 4097};
+  int index = 0;
+  for (int t = 0; t < 4; ++t)
+    for (long long m : sizes)
+      for (long long n : sizes)
+        for (long long k : depths) check_buffer_product<In, Out>(t & 1, t & 2, m, n, k, (index++ % 2) == 0);
+}
+
+TEST_CASE("16-bit products: every input, output, transpose, size and K of the issue", "[slow]") {
+  SECTION("half -> half") { all_products<Half, Half>(); }
+  SECTION("half -> float") { all_products<Half, float>(); }
+  SECTION("bfloat16 -> bfloat16") { all_products<BFloat, BFloat>(); }
+  SECTION("bfloat16 -> float") { all_products<BFloat, float>(); }
+}
+
+// Values at the edges of each type (as floats): zeros, the largest finite, subnormals, infinities, NaN.
+template <class In>
+std::vector<float> edge_values() {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  if constexpr (std::is_same_v<In, Half>) {
+    return {0.0f,
+            -0.0f,
+            1.0f,
+            -1.5f,
+            65504.0f,
+            -65504.0f,
+            std::ldexp(1.0f, -24),
+            -std::ldexp(3.0f, -24),
+            std::ldexp(1.0f, -14),
+            std::ldexp(1023.0f, -24),
+            inf,
+            -inf,
+            nan,
+            -nan};
+  } else {
+    return {0.0f,
+            -0.0f,
+            1.0f,
+            -1.5f,
+            std::ldexp(255.0f, 120),
+            -std::ldexp(255.0f, 120),
+            std::ldexp(1.0f, -133),
+            -std::ldexp(3.0f, -133),
+            std::ldexp(1.0f, -126),
+            65504.0f,
+            inf,
+            -inf,
+            nan,
+            -nan};
+  }
+}
+
+// op(A) op(B) with K = 1 and B = [1]: every value of A comes through the widening, the float product and (for a
+// 16-bit C) the narrowing unchanged, as a float product would carry it.
+template <class In, class Out>
+void check_edges_propagate() {
+  const cl::CommandQueue queue = test_queue();
+  const std::vector<float> values = edge_values<In>();
+  const long long m = static_cast<long long>(values.size());
+  std::vector<In> a(values.size()), one{In(1.0f)};
+  for (std::size_t i = 0; i < values.size(); ++i) a[i] = In(values[i]);
+  std::vector<Out> c(values.size(), Out(std::numeric_limits<float>::quiet_NaN()));
+  const cl::Buffer da = buffer_of(queue, a), db = buffer_of(queue, one), dc = buffer_of(queue, c);
+  tilegemm::gemm<In, Out>(queue, Transpose::no, Transpose::no, m, 1, 1, 1.0f, da, 0, m, db, 0, 1, 0.0f, dc, 0, m)
+      .wait();
+  read_back(queue, dc, c);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    INFO("value " << values[i] << " came back as " << to_double(c[i]));
+    if (values[i] == 0) {
+      CHECK(to_double(c[i]) == 0);  // -0 comes back +0, as from the float product (0 + -0 * 1)
+    } else {
+      CHECK(same_value(c[i], Out(static_cast<float>(a[i]))));
+    }
+  }
+}
+
+TEST_CASE("16-bit products: subnormals, the largest values, infinities and NaN propagate as in float") {
+  check_edges_propagate<Half, Half>();
+  check_edges_propagate<Half, float>();
+  check_edges_propagate<BFloat, BFloat>();
+  check_edges_propagate<BFloat, float>();
+}
+
+// The narrowing kernel alone on floats: R rounded to Out bit for bit as the host rounds (Eigen's conversions round to
+// nearest even), NaN as NaN.
+template <class Out>
+void check_narrowing() {
+  namespace detail = tilegemm::detail;
+  const cl::CommandQueue queue = test_queue();
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> r = {0.0f,
+                          -0.0f,
+                          1.0f,
+                          65504.0f,
+                          65519.99f,  // below half's midpoint to infinity: 65504
+                          65520.0f,   // half's midpoint to infinity: infinity
+                          -65520.0f,
+                          1e10f,
+                          std::numeric_limits<float>::max(),  // beyond bfloat16's largest: infinity
+                          std::ldexp(255.5f, 120),            // bfloat16's midpoint to infinity
+                          inf,
+                          -inf,
+                          nan,
+                          -nan,
+                          std::ldexp(1.0f, -24),  // half's smallest subnormal
+                          std::ldexp(1.0f, -25),  // tie: to zero (even)
+                          std::ldexp(3.0f, -25),  // tie: up to 2^-23 (even)
+                          std::ldexp(1.0f, -26),
+                          std::ldexp(1.0f, -14) - std::ldexp(1.0f, -25),  // rounds up to half's smallest normal
+                          1.0f + std::ldexp(1.0f, -11),                   // half tie: to 1
+                          1.0f + std::ldexp(3.0f, -11),                   // half tie: up
+                          1.0f + std::ldexp(1.0f, -8),                    // bfloat16 tie: to 1
+                          1.0f + std::ldexp(3.0f, -8),                    // bfloat16 tie: up
+                          1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -20),
+                          std::ldexp(1.0f, -130),  // float subnormals: bfloat16 keeps them
+                          std::ldexp(3.0f, -149),
+                          -std::ldexp(1.0f, -149)};
+  std::mt19937& random = generator();
+  for (int i = 0; i < 4000; ++i) {  // random bit patterns, NaN included
+    const std::uint32_t bits = random();
+    float x = 0;
+    std::memcpy(&x, &bits, 4);
+    r.push_back(x);
+  }
+  for (int i = 0; i < 4000; ++i) r.push_back(std::uniform_real_distribution<float>(-70000.0f, 70000.0f)(random));
+  const int count = static_cast<int>(r.size());
+  std::vector<Out> c(r.size() + 2, sentinel<Out>());
+  const cl::Buffer dr = buffer_of(queue, r), dc = buffer_of(queue, c);
+  const detail::CallContext call = detail::CallContext::of(queue);
+  detail::SixteenBitProblem x;
+  x.element = detail::SixteenBitTraits<Out>::element;
+  x.output = detail::SixteenBitOutput::same;
+  x.problem.shape.m = count;
+  x.problem.shape.n = 1;
+  x.problem.shape.k = 1;
+  x.problem.shape.c = {1, count, 0};
+  x.problem.beta = detail::ScalarValue{0, false};
+  x.problem.c = dc;
+  detail::narrow(call, x, detail::support_tile_for(call.limits), dr, {}).wait();
+  read_back(queue, dc, c);
+  CHECK(bits_of(c.front()) == bits_of(sentinel<Out>()));
+  CHECK(bits_of(c.back()) == bits_of(sentinel<Out>()));
+  for (int i = 0; i < count; ++i) {
+    const Out expected = Out(r[static_cast<std::size_t>(i)]);
+    INFO("float " << r[static_cast<std::size_t>(i)] << " (bits " << bits_of(r[static_cast<std::size_t>(i)])
+                  << ") rounded to " << bits_of(c[static_cast<std::size_t>(i) + 1]) << ", the host to "
+                  << bits_of(expected));
+    REQUIRE(same_value(c[static_cast<std::size_t>(i) + 1], expected));
+  }
+}
+
+TEST_CASE("the narrowing kernel rounds to nearest even bit for bit, keeping NaN, infinities and subnormals") {
+  SECTION("half") { check_narrowing<Half>(); }
+  SECTION("bfloat16") { check_narrowing<BFloat>(); }
+}
+
+// k = 0 and alpha = 0: C = beta C, rounded once; A and B not read (null buffers); beta = 0 writes zeros over NaN.
+template <class In, class Out>
+void check_scaling_only() {
+  const cl::CommandQueue queue = test_queue();
+  for (const bool alpha_zero : {true, false}) {
+    for (const float beta : {0.0f, 0.7f}) {
+      Stored<Out> c(5, 3, 2);
+      fill_random(c);
+      if (beta == 0) c.at(1, 1) = Out(std::numeric_limits<float>::quiet_NaN());
+      const std::vector<Out> c0 = c.data;
+      const cl::Buffer dc = buffer_of(queue, c.data);
+      tilegemm::gemm<In, Out>(queue, Transpose::no, Transpose::no, 5, 3, alpha_zero ? 4 : 0, alpha_zero ? 0.0f : 1.0f,
+                              cl::Buffer(), 0, 5, cl::Buffer(), 0, 4, beta, dc, c.offset, c.ld)
+          .wait();
+      read_back(queue, dc, c.data);
+      for (long long j = 0; j < 3; ++j) {
+        for (long long i = 0; i < 5; ++i) {
+          const float old = static_cast<float>(c0[static_cast<std::size_t>(c.offset + i + j * c.ld)]);
+          CHECK(same_value(c.at(i, j), Out(beta == 0 ? 0.0f : beta * old)));
+        }
+      }
+      CHECK(c.outside_untouched().empty());
+    }
+  }
+}
+
+TEST_CASE("16-bit products with k = 0 or alpha = 0 scale C and read neither A nor B") {
+  check_scaling_only<Half, Half>();
+  check_scaling_only<BFloat, float>();
+}
+
+// A batch: A shared by every problem (stride 0), B and C strided with gaps between the problems.
+template <class In, class Out>
+void check_batch(bool ta, bool tb, long long m, long long n, long long k, long long batch) {
+  const cl::CommandQueue queue = test_queue();
+  INFO("batch of " << batch << ", " << m << "x" << n << "x" << k);
+  Stored<In> a(ta ? k : m, ta ? m : k, 1);
+  fill_random(a);
+  const long long b_rows = tb ? n : k, b_cols = tb ? k : n, b_ld = b_rows + 2, b_stride = b_ld * b_cols + 3;
+  const long long c_ld = m + 1, c_stride = c_ld * n + 2;
+  std::vector<In> b(static_cast<std::size_t>(b_stride * batch), sentinel<In>());
+  std::vector<Out> c(static_cast<std::size_t>(c_stride * batch + 4), sentinel<Out>());
+  std::vector<Stored<In>> bs;
+  std::vector<Stored<Out>> cs;
+  for (long long p = 0; p < batch; ++p) {
+    bs.emplace_back(b_rows, b_cols, 2, 0, 0);
+    fill_random(bs.back());
+    cs.emplace_back(m, n, 1, 0, 0);
+    fill_random(cs.back());
+    for (long long j = 0; j < b_cols; ++j)
+      for (long long i = 0; i < b_rows; ++i)
+        b[static_cast<std::size_t>(p * b_stride + i + j * b_ld)] = bs.back().at(i, j);
+    for (long long j = 0; j < n; ++j)
+      for (long long i = 0; i < m; ++i) c[static_cast<std::size_t>(p * c_stride + i + j * c_ld)] = cs.back().at(i, j);
+  }
+  const float alpha = random_factor(), beta = random_factor();
+  const cl::Buffer da = buffer_of(queue, a.data), db = buffer_of(queue, b), dc = buffer_of(queue, c);
+  tilegemm::gemm_strided_batched<In, Out>(queue, ta ? Transpose::yes : Transpose::no,
+                                          tb ? Transpose::yes : Transpose::no, m, n, k, alpha, da, a.offset, a.ld, 0,
+                                          db, 0, b_ld, b_stride, beta, dc, 0, c_ld, c_stride, batch)
+      .wait();
+  const std::vector<Out> before = c;
+  read_back(queue, dc, c);
+  for (long long p = 0; p < batch; ++p) {
+    Stored<Out> got = cs[static_cast<std::size_t>(p)];
+    const std::vector<Out> c0 = got.data;
+    for (long long j = 0; j < n; ++j)
+      for (long long i = 0; i < m; ++i) got.at(i, j) = c[static_cast<std::size_t>(p * c_stride + i + j * c_ld)];
+    const std::string failure = compare(a, ta, bs[static_cast<std::size_t>(p)], tb, got, c0, m, n, k, alpha, beta);
+    INFO("problem " << p << ": " << failure);
+    CHECK(failure.empty());
+    for (long long e = 0; e < c_stride; ++e) {  // the gaps between C's problems
+      const long long i = e % c_ld, j = e / c_ld;
+      if (i < m && j < n) continue;
+      const std::size_t at = static_cast<std::size_t>(p * c_stride + e);
+      REQUIRE(bits_of(c[at]) == bits_of(before[at]));
+    }
+  }
+  for (std::size_t at = static_cast<std::size_t>(c_stride * batch); at < c.size(); ++at)
+    REQUIRE(bits_of(c[at]) == bits_of(sentinel<Out>()));
+}
+
+TEST_CASE("gemm_strided_batched with 16-bit inputs") {
+  check_batch<Half, Half>(false, true, 13, 9, 37, 3);
+  check_batch<BFloat, float>(true, false, 8, 17, 21, 4);
+  check_batch<Half, float>(false, false, 5, 5, 5, 1);
+  const cl::CommandQueue queue = test_queue();
+  std::vector<Half> c(4, Half(2.0f));
+  const cl::Buffer dc = buffer_of(queue, c);
+  tilegemm::gemm_strided_batched<Half>(queue, Transpose::no, Transpose::no, 2, 2, 2, 1.0f, cl::Buffer(), 0, 2, 4,
+                                       cl::Buffer(), 0, 2, 4, 0.0f, dc, 0, 2, 4, 0)
+      .wait();  // no problem: nothing is read or written
+  read_back(queue, dc, c);
+  for (const Half x : c) CHECK(static_cast<float>(x) == 2.0f);
+}
+
+TEST_CASE("16-bit products in larger batches", "[slow]") {
+  check_batch<Half, Half>(true, true, 129, 61, 1000, 5);
+  check_batch<BFloat, BFloat>(false, false, 257, 7, 4097, 3);
+}
+
+// The host-pointer forms, blocking and not: A and B uploaded as 16-bit, C 16-bit or float, ld > rows amid sentinels.
+template <class In, class Out>
+void check_host_product(bool ta, bool tb, long long m, long long n, long long k, bool async) {
+  INFO("host " << (async ? "gemm_async " : "gemm ") << m << "x" << n << "x" << k);
+  const cl::CommandQueue queue = test_queue();
+  Stored<In> a(ta ? k : m, ta ? m : k, 2), b(tb ? n : k, tb ? k : n, 1);
+  Stored<Out> c(m, n, 3);
+  fill_random(a);
+  fill_random(b);
+  fill_random(c);
+  const float alpha = random_factor(), beta = async ? 0.0f : random_factor();
+  if (beta == 0) c.at(0, 0) = Out(std::numeric_limits<float>::quiet_NaN());
+  const std::vector<Out> c0 = c.data;
+  const Transpose trans_a = ta ? Transpose::yes : Transpose::no, trans_b = tb ? Transpose::yes : Transpose::no;
+  if (async) {
+    tilegemm::gemm_async<In, Out>(queue, trans_a, trans_b, m, n, k, alpha, &a.at(0, 0), a.ld, &b.at(0, 0), b.ld, beta,
+                                  &c.at(0, 0), c.ld)
+        .get();
+  } else {
+    tilegemm::gemm<In, Out>(queue, trans_a, trans_b, m, n, k, alpha, &a.at(0, 0), a.ld, &b.at(0, 0), b.ld, beta,
+                            &c.at(0, 0), c.ld);
+  }
+  const std::string failure = compare(a, ta, b, tb, c, c0, m, n, k, alpha, beta);
+  INFO(failure);
+  CHECK(failure.empty());
+}
+
+TEST_CASE("the host-pointer forms with 16-bit inputs") {
+  check_host_product<Half, Half>(false, false, 33, 17, 100, false);
+  check_host_product<BFloat, float>(true, true, 9, 40, 65, false);
+  check_host_product<Half, float>(false, true, 20, 3, 7, true);
+  check_host_product<BFloat, BFloat>(true, false, 6, 11, 300, true);
+  // The inputs' type named once, C's deduced as it.
+  const cl::CommandQueue queue = test_queue();
+  std::vector<Half> a(4, Half(1.0f)), b(4, Half(2.0f)), c(4, Half(0.0f));
+  tilegemm::gemm(queue, Transpose::no, Transpose::no, 2, 2, 2, 1.0f, a.data(), 2, b.data(), 2, 0.0f, c.data(), 2);
+  for (const Half x : c) CHECK(static_cast<float>(x) == 4.0f);
+}
+
+TEST_CASE("16-bit products from several threads at once") {
+  std::vector<std::thread> threads;
+  std::vector<std::string> failures(4);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, &failures] {
+      try {
+        const cl::CommandQueue queue = test_queue();
+        for (int repeat = 0; repeat < 3; ++repeat) {
+          const long long m = 17 + t, n = 9 + repeat, k = 40;
+          Stored<Half> a(m, k, 1), b(k, n, 1);
+          Stored<Half> c(m, n, 1);
+          fill_random(a);
+          fill_random(b);
+          const std::vector<Half> c0 = c.data;
+          tilegemm::gemm<Half>(queue, Transpose::no, Transpose::no, m, n, k, 1.0f, &a.at(0, 0), a.ld, &b.at(0, 0), b.ld,
+                               0.0f, &c.at(0, 0), c.ld);
+          const std::string failure = compare(a, false, b, false, c, c0, m, n, k, 1.0f, 0.0f);
+          if (!failure.empty()) failures[static_cast<std::size_t>(t)] = failure;
+        }
+      } catch (const std::exception& e) {
+        failures[static_cast<std::size_t>(t)] = e.what();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::string& failure : failures) CHECK(failure.empty());
+}
+
+TEST_CASE("16-bit products refuse bad arguments, naming what was wrong") {
+  const cl::CommandQueue queue = test_queue();
+  const std::vector<Half> a(16, Half(1.0f));
+  const cl::Buffer buffer = buffer_of(queue, a);  // 16 half elements: 32 bytes
+  const auto call = [&](long long m, long long lda) {
+    tilegemm::gemm<Half>(queue, Transpose::no, Transpose::no, m, 4, 4, 1.0f, buffer, 0, lda, buffer, 0, 4, 0.0f, buffer,
+                         0, 4);
+  };
+  cl::Buffer separate_c = buffer_of(queue, std::vector<float>(16, 0.0f));
+  REQUIRE_THROWS_WITH(call(4, 3), CONTAINS_ALL2("tilegemm::gemm", "the leading dimension of A is 3"));
+  REQUIRE_THROWS_WITH(call(-1, 4), MESSAGE_CONTAINS("must not be negative"));
+  // 16 half elements hold a 4 x 4 A, but 4 x 4 floats need 64 bytes: C counts 4 bytes an element.
+  const cl::Buffer small_c = buffer_of(queue, std::vector<Half>(16));
+  REQUIRE_THROWS_WITH((tilegemm::gemm<Half, float>(queue, Transpose::no, Transpose::no, 4, 4, 4, 1.0f, buffer, 0, 4,
+                                                   buffer, 0, 4, 0.0f, small_c, 0, 4)),
+                      CONTAINS_ALL2("buffer C holds 8 elements", "needs 16"));
+  REQUIRE_THROWS_WITH(tilegemm::gemm<Half>(queue, Transpose::no, Transpose::no, 4, 4, 4, 1.0f, buffer, 1, 4, buffer, 0,
+                                           4, 0.0f, separate_c, 0, 4),
+                      CONTAINS_ALL2("buffer A holds 16 elements", "needs 17"));
+  // C over A: refused, each operand measured in its own element size (C's half from element 8 on meets A's).
+  REQUIRE_THROWS_WITH(tilegemm::gemm<Half>(queue, Transpose::no, Transpose::no, 2, 2, 2, 1.0f, buffer, 0, 2, separate_c,
+                                           0, 2, 0.0f, buffer, 3, 2),
+                      MESSAGE_CONTAINS("C overlaps A in memory"));
+  CHECK_NOTHROW(tilegemm::gemm<Half>(queue, Transpose::no, Transpose::no, 2, 2, 2, 1.0f, buffer, 0, 2, separate_c, 0, 2,
+                                     0.0f, buffer, 4, 2)
+                    .wait());
+  REQUIRE_THROWS_WITH(
+      (tilegemm::gemm_strided_batched<BFloat, float>(queue, Transpose::no, Transpose::no, 2, 2, 2, 1.0f, buffer, 0, 2,
+                                                     4, buffer, 0, 2, 4, 0.0f, separate_c, 0, 2, 3, 3)),
+      CONTAINS_ALL2("tilegemm::gemm_strided_batched", "the problems of C overlap each other"));
+  REQUIRE_THROWS_WITH(tilegemm::gemm_strided_batched<BFloat>(queue, Transpose::no, Transpose::no, 2, 2, 2, 1.0f, buffer,
+                                                             0, 2, -1, buffer, 0, 2, 4, 0.0f, separate_c, 0, 2, 4, 2),
+                      MESSAGE_CONTAINS("the stride of A must not be negative"));
+  std::vector<Half> c(16);
+  REQUIRE_THROWS_WITH(tilegemm::gemm<Half>(queue, Transpose::no, Transpose::no, 4, 4, 4, 1.0f, nullptr, 4, a.data(), 4,
+                                           0.0f, c.data(), 4),
+                      CONTAINS_ALL2("tilegemm::gemm", "A is a null pointer"));
+  REQUIRE_THROWS_WITH((tilegemm::gemm_async<BFloat, float>(queue, Transpose::no, Transpose::no, 4, 4, 0, 1.0f, nullptr,
+                                                           4, nullptr, 4, 0.0f, nullptr, 2)
+                           .get()),
+                      CONTAINS_ALL2("tilegemm::gemm_async", "the leading dimension of C is 2"));
+}
+
+}  // namespace
