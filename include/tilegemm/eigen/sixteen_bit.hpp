@@ -4,10 +4,10 @@
 #pragma once
 
 #include <Eigen/Core>
-#include <cstdint>
 #include <type_traits>
 #include <vector>
 
+#include "../config/sixteen_bit.hpp"
 #include "../config/tile_config.hpp"
 #include "../core.hpp"
 #include "../gemm/arguments.hpp"
@@ -15,17 +15,10 @@
 
 namespace tilegemm::detail {
 
-// Device matrices and transfers copy 16-bit values as bytes, so they must be exactly their 16 bits: Eigen's half is
-// { uint16_t x; } (IEEE binary16), its bfloat16 { unsigned short value; } (the top half of a float).
-static_assert(sizeof(Eigen::half) == 2 && alignof(Eigen::half) == alignof(std::uint16_t) &&
-                  std::is_standard_layout_v<Eigen::half> && std::is_trivially_copyable_v<Eigen::half>,
-              "tilegemm: Eigen::half must be 16 bits stored as they are (Eigen 3.4's layout).");
-static_assert(sizeof(Eigen::bfloat16) == 2 && alignof(Eigen::bfloat16) == alignof(std::uint16_t) &&
-                  std::is_standard_layout_v<Eigen::bfloat16> && std::is_trivially_copyable_v<Eigen::bfloat16>,
-              "tilegemm: Eigen::bfloat16 must be 16 bits stored as they are (Eigen 3.4's layout).");
-
+// Device matrices and transfers copy 16-bit values as bytes: config/sixteen_bit.hpp checks that Eigen's half and
+// bfloat16 are exactly their 16 bits.
 template <class S>
-inline constexpr bool is_sixteen_bit_v = std::is_same_v<S, Eigen::half> || std::is_same_v<S, Eigen::bfloat16>;
+inline constexpr bool is_sixteen_bit_v = is_sixteen_bit<S>;
 
 // The scalars of the Eigen front end's matrices: float and double, and the 16-bit ones (float accumulation).
 template <class S>
