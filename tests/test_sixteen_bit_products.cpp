@@ -3,9 +3,11 @@
 // double reference from the rounded inputs.
 #include <Eigen/Dense>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <tilegemm/tilegemm.hpp>
 #include <type_traits>
 #include <vector>
@@ -208,6 +210,12 @@ TEMPLATE_TEST_CASE("16-bit device matrices: products, views, a float C on the de
     CHECK(same_bits(after.topRows(2), big0.topRows(2)) == "");
     CHECK(same_bits(after.bottomRows(2), big0.bottomRows(2)) == "");
   }
+  SECTION("a transposed device C: the product's transpose written in place") {
+    const Matrix<S> ct0 = random_c<S>(15, 21);
+    DeviceMatrix<S> ct(ct0);
+    gpu_gemm(da, db, ct.transpose(), alpha, beta);
+    CHECK(compare_sixteen_bit<S>(ct.to_host().transpose(), alpha, a, b, beta, ct0.transpose()) == "");
+  }
   SECTION("host and device operands mixed; a host float C") {
     const DeviceMatrix<S> dc = gpu_gemm(a, db);
     CHECK(compare_sixteen_bit<S>(dc.to_host(), 1, a, b, 0, a) == "");
@@ -244,8 +252,13 @@ TEMPLATE_TEST_CASE("gpu_gemm_async of 16-bit operands: host, device and in place
   const Matrix<S> h0 = random_c<S>(17, 9);
   Matrix<S> h = h0;
   tilegemm::Pending<void> device_into_host = tilegemm::gpu_gemm_async(da, b, h, alpha, beta);
+  const Matrix<float> f0 = random_c<float>(17, 9);
+  DeviceMatrix<float> df(f0);
+  tilegemm::Pending<void> on_device = tilegemm::gpu_gemm_async(da, db, df, alpha, beta);
   CHECK(compare_sixteen_bit<S>(host.get(), 1, a, b, 0, a) == "");
   CHECK(compare_sixteen_bit<S>(device.get().to_host(), 1, a, b, 0, a) == "");
+  on_device.wait();
+  CHECK(compare_sixteen_bit<float>(df.to_host(), alpha, a, b, beta, f0) == "");
   in_place.wait();
   CHECK(compare_sixteen_bit<float>(c, alpha, a, b, beta, c0) == "");
   device_into_host.wait();
@@ -294,6 +307,36 @@ TEMPLATE_TEST_CASE("gpu_gemm_batched on 16-bit host matrices and device batches,
       CHECK(compare_sixteen_bit<float>(gathered_c[p].to_host(), alpha, a[p], b[p], beta, cf0[p]) == "");
     }
   }
+}
+
+TEST_CASE("16-bit products from 4 threads at once, on the host and on the device", "[sixteen_bit]") {
+  std::vector<std::string> failures(4);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < 4; ++t) {
+    threads.emplace_back([t, &failures] {
+      try {
+        for (int round = 0; round < 3; ++round) {
+          const Index m = static_cast<Index>(5 + t), k = static_cast<Index>(20 + 3 * t + round);
+          const Matrix<Eigen::bfloat16> a = random_sixteen_bit<Eigen::bfloat16>(m, k);
+          const Matrix<Eigen::bfloat16> b = random_sixteen_bit<Eigen::bfloat16>(k, 7);
+          const Matrix<Eigen::half> ah = a.cast<float>().cast<Eigen::half>(), bh = b.cast<float>().cast<Eigen::half>();
+          Matrix<float> c(m, 7);
+          gpu_gemm(a, b, c, 1.0f, 0.0f);
+          std::string failure = compare_sixteen_bit<float>(c, 1, a, b, 0, c);
+          const DeviceMatrix<Eigen::half> dh = gpu_gemm(DeviceMatrix<Eigen::half>(ah), bh);
+          if (failure.empty()) failure = compare_sixteen_bit<Eigen::half>(dh.to_host(), 1, ah, bh, 0, ah);
+          if (!failure.empty()) {
+            failures[t] = failure;
+            return;
+          }
+        }
+      } catch (const std::exception& e) {
+        failures[t] = e.what();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::string& failure : failures) CHECK(failure == "");
 }
 
 TEST_CASE("16-bit products refuse operands of the wrong shape with both shapes in the message", "[sixteen_bit]") {
