@@ -95,7 +95,7 @@ TEMPLATE_TEST_CASE("gpu_gemm(A, B, C, alpha, beta) of 16-bit A and B into a floa
   }
 }
 
-TEMPLATE_TEST_CASE("16-bit operands as views: transposes, blocks, strided Maps, row-major, expressions; C a block",
+TEMPLATE_TEST_CASE("16-bit operands as views: transposes, blocks, strided Maps, row-major, expressions, C a block",
                    "[sixteen_bit]", Eigen::half, Eigen::bfloat16) {
   using S = TestType;
   const Matrix<S> at = random_sixteen_bit<S>(23, 9);  // A = at^T, 9 x 23
