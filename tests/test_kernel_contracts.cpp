@@ -189,6 +189,12 @@ TEST_CASE("the helper kernels take the arguments the executor sets", "[contracts
                listed(sum_slices_arguments));
   check_helper(call, support_program(false, pack_tile, scale_kernel_name), support_threads, listed(scale_c_arguments));
   check_helper(call, core_tiles_program(), core_block * core_block / core_columns, listed(pack_core_tiles_arguments));
+  for (const SixteenBit element : {SixteenBit::half, SixteenBit::bfloat16}) {  // kernels/sixteen_bit_conversion.hpp
+    check_helper(call, sixteen_bit_program(element, pack_tile, widen_kernel_name), support_threads,
+                 listed(widen_arguments));
+    check_helper(call, sixteen_bit_program(element, pack_tile, narrow_kernel_name), support_threads,
+                 listed(narrow_arguments));
+  }
 }
 
 // A program's text built as it is, with `from` replaced by `to`: the build log, or "" where it built.
@@ -216,6 +222,9 @@ TEST_CASE("a kernel text refuses to build without the parameters it needs or pas
              Catch::Matchers::Contains("kernels/prefetch.hpp needs ROW_A, ROW_B"));
   CHECK_THAT(build_log_of_edited(call, support_program(false, pack_tile, scale_kernel_name), "#define PACK_TILE", "//"),
              Catch::Matchers::Contains("needs PACK_TILE"));
+  CHECK_THAT(build_log_of_edited(call, sixteen_bit_program(SixteenBit::bfloat16, pack_tile, narrow_kernel_name),
+                                 "#define STORAGE16", "//"),
+             Catch::Matchers::Contains("needs PACK_TILE, SIXTEEN_BIT, STORAGE16"));
   // The copy engine's text names each of the six lines its family's text must give it.
   const ProgramText bulk = gemm_program(describe<tilegemm::BulkTensorCores<64, 64, 8, 32, 32, 3>>, true, {});
   CHECK_THAT(build_log_of_edited(call, bulk, "#define AHEAD (SLOTS - 1)", ""),

@@ -510,6 +510,29 @@ TEST_CASE("the host-pointer forms with 16-bit inputs") {
   for (const Half x : c) CHECK(static_cast<float>(x) == 4.0f);
 }
 
+// The host forms on the staged path (forced on, as CI's CPU device would not take it): blocks of about 16 x 16 through
+// slots of 256 bytes, A and B going up in 16 bits; a 16-bit C is uploaded where beta != 0, a float C folded on the
+// host.
+template <class In, class Out>
+void check_staged_product(bool ta, bool tb, long long m, long long n, long long k, bool async) {
+  tilegemm::detail::StagedPathSettings settings;
+  settings.from_bytes = 0;
+  settings.slot_bytes = 256;
+  settings.block_side = 16;
+  settings.on_cpu_devices = true;
+  const tilegemm::detail::ScopedStagedPath staged(settings);
+  tilegemm::detail::last_host_call_profile() = {};
+  check_host_product<In, Out>(ta, tb, m, n, k, async);
+  if (!async) CHECK(tilegemm::detail::last_host_call_profile().blocks > 1);
+}
+
+TEST_CASE("the host-pointer forms with 16-bit inputs on the staged path") {
+  check_staged_product<Half, Half>(false, false, 45, 37, 50, false);
+  check_staged_product<BFloat, float>(true, true, 33, 20, 70, false);
+  check_staged_product<Half, float>(false, true, 40, 17, 9, true);
+  check_staged_product<BFloat, BFloat>(true, false, 19, 35, 64, true);
+}
+
 TEST_CASE("16-bit products from several threads at once") {
   std::vector<std::thread> threads;
   std::vector<std::string> failures(4);

@@ -21,15 +21,13 @@
 namespace tilegemm::detail {
 
 // A 16-bit storage element: IEEE binary16 (Eigen::half) or the top 16 bits of a float (Eigen::bfloat16). The values
-// are the OpenCL C ones too (SIXTEEN_BIT_HALF, SIXTEEN_BIT_BFLOAT16 in sixteen_bit_defines).
+// are the OpenCL C ones too (SIXTEEN_BIT_HALF, SIXTEEN_BIT_BFLOAT16 in sixteen_bit_defines_text).
 enum class SixteenBit { half = 1, bfloat16 = 2 };
 
 // The type a 16-bit product's result is stored in: the inputs' 16-bit type (one rounding) or float.
 enum class SixteenBitOutput { same = 0, float32 = 1 };
 
 inline constexpr std::size_t sixteen_bit_size = 2;  // bytes an element: A and B are uploaded as they are
-
-constexpr const char* sixteen_bit_name(SixteenBit element) { return element == SixteenBit::half ? "half" : "bfloat16"; }
 
 // The preamble of a conversion program (kernels/sixteen_bit_conversion.hpp): which element it converts and the OpenCL C
 // type its buffers are read through, STORAGE16: `half` for vload_half / vstore_half_rte (core OpenCL C: a pointer to

@@ -384,7 +384,7 @@ void gemm(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, l
 // case: with beta = 0 on the direct path (small products, CPU devices), a failed download of C surfaces as
 // tilegemm::Error though it may have written part of C (whose old values beta = 0 does not read). Out-of-order queues
 // are accepted, as by gemm.
-// 16-bit A and B as gemm takes them; A and B are read before it returns.
+// 16-bit A and B as gemm takes them, with the same rule on A, B and C.
 template <class Scalar, class Config = AutoConfig>
 Pending<void> gemm_async(const cl::CommandQueue& queue, Transpose trans_a, Transpose trans_b, long long m, long long n,
                          long long k, detail::host_scalar_t<Scalar> alpha, const Scalar* a, long long lda,

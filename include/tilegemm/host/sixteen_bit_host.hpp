@@ -20,8 +20,10 @@
 #include "../runtime/opencl.hpp"
 #include "../runtime/scratch_pool.hpp"
 #include "host_operand.hpp"
+#include "host_options.hpp"
 #include "partial_write.hpp"
 #include "pending.hpp"
+#include "staged_product.hpp"
 #include "transfers.hpp"
 
 namespace tilegemm::detail {
@@ -31,6 +33,8 @@ TILEGEMM_ENTRY void check_host_storage(const char* name, const void* data, long 
                                        std::size_t scalar_size, bool used);
 TILEGEMM_ENTRY void require_dense_copy_fits(const DeviceLimits& device, const char* function, const char* name,
                                             std::ptrdiff_t rows, std::ptrdiff_t cols, std::size_t scalar_size);
+TILEGEMM_ENTRY Pending<void> staged_on_own_thread(const CallContext& call, const KernelDescription* config,
+                                                  const RawProduct& p, const HostOptions& options);
 
 // A checked 16-bit product on host memory: A and B of `element`, C column-major of `output`.
 struct RawSixteenBitProduct {
@@ -67,10 +71,13 @@ RawSixteenBitProduct check_sixteen_bit_host_arguments(Transpose trans_a, Transpo
   return p;
 }
 
-// Runs a checked 16-bit product on the queue's device through dense device copies: A and B go up as they are, C too
-// where beta != 0 (it is not read when beta is zero), the product runs on the device, C comes back. C is written when
-// the returned handle completes (`blocking`: before this returns). A and B are read before this returns, so C may
-// share memory with them. Blocking, a failure before C's download leaves C as it was; one during it is a PartialWrite.
+// Runs a checked 16-bit product on the queue's device. Large products on GPUs take the staged path (as float ones do,
+// host/staged_product.hpp: A and B go up in 16 bits through pinned slots, block by block), unless C shares memory
+// with A or B; the others go through dense device copies: A and B go up as they are, C too where beta != 0 (it is not
+// read when beta is zero), the product runs on the device, C comes back, A and B read before this returns. C is
+// written when the returned handle completes (`blocking`: before this returns; not blocking, the staged path runs on
+// a host thread of its own, and A, B and C must stay alive and unchanged until the handle completes). Blocking, a
+// failure before the first part of C is written leaves C as it was; one after it is a PartialWrite.
 TILEGEMM_ENTRY Pending<void> host_sixteen_bit_product(const cl::CommandQueue& queue, const char* function,
                                                       const RawSixteenBitProduct& p, bool blocking);
 #if TILEGEMM_ENTRY_BODIES
@@ -87,6 +94,13 @@ TILEGEMM_ENTRY Pending<void> host_sixteen_bit_product(const cl::CommandQueue& qu
     require_dense_copy_fits(call.limits, function, "B", p.b.rows, p.b.cols, p.b.size);
   }
   require_dense_copy_fits(call.limits, function, "C", c.rows, c.cols, c.size);
+  const RawProduct raw{p.a, p.b, c, scalar_value(p.alpha), scalar_value(p.beta), true, p.element, p.output};
+  if (reads_ab && staged_path_applies(call, raw) && !storages_overlap(c, p.a) && !storages_overlap(c, p.b)) {
+    const HostOptions host_options = HostOptions::defaults();
+    if (!blocking) return staged_on_own_thread(call, nullptr, raw, host_options);
+    staged_product(call, nullptr, raw, host_options);
+    return Pending<void>::enqueued_void(cl::Event());
+  }
   std::vector<std::shared_ptr<ScratchBuffer>> used;
   const auto device_copy = [&](const auto& host) {
     used.push_back(std::make_shared<ScratchBuffer>(call, dense_bytes(host)));

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "../config/linkage.hpp"
+#include "../config/sixteen_bit.hpp"
 #include "../gemm/gemm.hpp"
+#include "../gemm/sixteen_bit_gemm.hpp"
 #include "../runtime/call_context.hpp"
 #include "../runtime/error.hpp"
 #include "../runtime/host_threads.hpp"
@@ -43,13 +45,18 @@ inline HostCallProfile& last_host_call_profile() {
   return profile;
 }
 
-// A checked product on host memory with its scalar erased (alpha and beta name it): C column-major.
+// A checked product on host memory with its scalar erased (alpha and beta name it): C column-major. With
+// `sixteen_bit`, A and B hold 16-bit `element`s (a.size and b.size are 2), C is of `output` and alpha and beta are
+// float: the staged path makes its blocks with run_sixteen_bit (gemm/sixteen_bit_gemm.hpp).
 struct RawProduct {
   RawInput a;
   RawInput b;
   RawOutput c;
   ScalarValue alpha;
   ScalarValue beta;
+  bool sixteen_bit = false;
+  SixteenBit element = SixteenBit::half;
+  SixteenBitOutput output = SixteenBitOutput::same;
   std::ptrdiff_t k() const { return a.transposed ? a.rows : a.cols; }
 };
 
@@ -66,7 +73,10 @@ inline bool staged_path_applies(const CallContext& call, const RawProduct& p) {
 // soon as it is made. With `options.fold_beta` C is never uploaded: the device makes alpha * op(A) * op(B) and the
 // copy out writes C = R + beta * C; else C's blocks go up and the device adds beta * C. What can fail is taken before
 // the first part of C is written (device buffers, pinned slots, the programs); a failure after it throws
-// PartialWrite, any other leaves C as it was.
+// PartialWrite, any other leaves C as it was. A 16-bit product's blocks go up in 16 bits and are widened on the device
+// by each block's product; a 16-bit C is never folded on the host (no host arithmetic in 16 bits: its blocks go up
+// where beta != 0) nor made in slices of K (each slice would round C again), and the programs its blocks need are
+// built by the first block (a refused build there is a PartialWrite only past the first part of C).
 TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescription* config, const RawProduct& p,
                                    const HostOptions& options);
 #if TILEGEMM_ENTRY_BODIES
@@ -162,7 +172,7 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
   const auto started = Clock::now();
   const RawInput &a = p.a, &b = p.b;
   const RawOutput& c = p.c;
-  const std::size_t size = c.size;
+  const std::size_t size = c.size;  // C's element; A's and B's are a.size and b.size (2 for 16-bit inputs)
   const std::size_t m = static_cast<std::size_t>(c.rows), n = static_cast<std::size_t>(c.cols);
   const std::size_t k = static_cast<std::size_t>(p.k());
   const std::size_t a_rows = static_cast<std::size_t>(a.rows), b_rows = static_cast<std::size_t>(b.rows);
@@ -170,7 +180,8 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
   const long long lda = static_cast<long long>(std::max<std::size_t>(a_rows, 1));
   const long long ldb = static_cast<long long>(std::max<std::size_t>(b_rows, 1));
   // beta * C folded into the copy out (C never uploaded), or added on the device to C's uploaded blocks.
-  const bool fold = options.fold_beta && p.beta.value != 0;
+  const bool sixteen_bit_c = p.sixteen_bit && p.output == SixteenBitOutput::same;
+  const bool fold = options.fold_beta && p.beta.value != 0 && !sixteen_bit_c;
   const ScalarValue device_beta = fold ? ScalarValue{0, p.beta.is_double} : p.beta;
   const ScalarValue one{1, p.beta.is_double};
   HostCallProfile profile;
@@ -181,7 +192,8 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
   };
 
   const StagedPathSettings& settings = call.options.staged;
-  const std::size_t slot_bytes = std::max(settings.slot_bytes, std::max<std::size_t>({m, a_rows, b_rows, 1}) * size);
+  const std::size_t slot_bytes =
+      std::max({settings.slot_bytes, std::max<std::size_t>(m, 1) * size, a_rows * a.size, b_rows * b.size});
   ScratchBuffer device_a(call, std::max(dense_bytes(a), size)), device_b(call, std::max(dense_bytes(b), size)),
       device_c(call, std::max(dense_bytes(c), size));
   std::shared_ptr<StagingSet> set = Staging::instance().take(call, slot_bytes);
@@ -192,23 +204,24 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
 
   // Uploads rows [row0, row1) x columns [col0, col1) of a stored matrix (`rows` rows, leading dimension `host_ld`)
   // into its dense device copy, as many columns a slot as fit; returns the last upload's event.
-  const auto upload_block = [&](const char* host, std::size_t host_ld, std::size_t rows, std::size_t row0,
-                                std::size_t row1, std::size_t col0, std::size_t col1, const cl::Buffer& device) {
+  const auto upload_block = [&](const char* host, std::size_t element, std::size_t host_ld, std::size_t rows,
+                                std::size_t row0, std::size_t row1, std::size_t col0, std::size_t col1,
+                                const cl::Buffer& device) {
     cl::Event done;
-    const std::size_t height = row1 - row0, per_slot = std::max<std::size_t>(1, slot_bytes / (height * size));
+    const std::size_t height = row1 - row0, per_slot = std::max<std::size_t>(1, slot_bytes / (height * element));
     for (std::size_t j = col0; j < col1; j += per_slot) {
       const std::size_t columns = std::min(per_slot, col1 - j), slot = up.take();
       timed(profile.copy_in, [&] {
-        copy_columns(host + (j * host_ld + row0) * size, host_ld * size, up.data(slot), height * size, height * size,
-                     columns, 1);
+        copy_columns(host + (j * host_ld + row0) * element, host_ld * element, up.data(slot), height * element,
+                     height * element, columns, 1);
       });
       if (height == rows) {
-        check(set->upload.enqueueWriteBuffer(device, CL_FALSE, j * rows * size, columns * rows * size, up.data(slot),
-                                             nullptr, &done),
+        check(set->upload.enqueueWriteBuffer(device, CL_FALSE, j * rows * element, columns * rows * element,
+                                             up.data(slot), nullptr, &done),
               "clEnqueueWriteBuffer");
       } else {
-        check(set->upload.enqueueWriteBufferRect(device, CL_FALSE, {row0 * size, j, 0}, {0, 0, 0},
-                                                 {height * size, columns, 1}, rows * size, 0, height * size, 0,
+        check(set->upload.enqueueWriteBufferRect(device, CL_FALSE, {row0 * element, j, 0}, {0, 0, 0},
+                                                 {height * element, columns, 1}, rows * element, 0, height * element, 0,
                                                  up.data(slot), nullptr, &done),
               "clEnqueueWriteBufferRect");
       }
@@ -221,14 +234,14 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
   const auto upload_op_rows = [&](const RawInput& x, std::size_t first, std::size_t last, const cl::Buffer& device) {
     const std::size_t rows = static_cast<std::size_t>(x.rows), cols = static_cast<std::size_t>(x.cols);
     const std::size_t ld = static_cast<std::size_t>(x.ld);
-    return x.transposed ? upload_block(x.data, ld, rows, 0, rows, first, last, device)
-                        : upload_block(x.data, ld, rows, first, last, 0, cols, device);
+    return x.transposed ? upload_block(x.data, x.size, ld, rows, 0, rows, first, last, device)
+                        : upload_block(x.data, x.size, ld, rows, first, last, 0, cols, device);
   };
   const auto upload_op_cols = [&](const RawInput& x, std::size_t first, std::size_t last, const cl::Buffer& device) {
     const std::size_t rows = static_cast<std::size_t>(x.rows), cols = static_cast<std::size_t>(x.cols);
     const std::size_t ld = static_cast<std::size_t>(x.ld);
-    return x.transposed ? upload_block(x.data, ld, rows, first, last, 0, cols, device)
-                        : upload_block(x.data, ld, rows, 0, rows, first, last, device);
+    return x.transposed ? upload_block(x.data, x.size, ld, rows, first, last, 0, cols, device)
+                        : upload_block(x.data, x.size, ld, rows, 0, rows, first, last, device);
   };
 
   // Downloads wait in a queue, oldest first, for a host thread to copy them into C: the oldest when a slot is needed,
@@ -284,24 +297,36 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
     const std::vector<std::pair<std::size_t, std::size_t>> order = block_order(row_starts.size(), col_starts.size());
     // The first block is made in slices of K, each slice's product started once its part of A and B is up (the
     // slices after the first add to C, beta = 1).
-    const std::size_t first_slices = std::max<std::size_t>(1, k / std::max<std::size_t>(settings.first_block_depth, 1));
-    const auto block_problem = [&](std::size_t i, std::size_t j, std::size_t k0, std::size_t k1, ScalarValue beta) {
+    const std::size_t first_slices =
+        sixteen_bit_c ? 1 : std::max<std::size_t>(1, k / std::max<std::size_t>(settings.first_block_depth, 1));
+    const auto block_arguments = [&](std::size_t i, std::size_t j, std::size_t k0, std::size_t k1, ScalarValue beta) {
       const std::size_t row0 = row_starts[i], row1 = end_of(row_starts, i, m);
       const std::size_t col0 = col_starts[j], col1 = end_of(col_starts, j, n);
-      return check_arguments(
-          call.context,
-          {a.transposed ? Transpose::yes : Transpose::no,
-           b.transposed ? Transpose::yes : Transpose::no,
-           static_cast<long long>(row1 - row0),
-           static_cast<long long>(col1 - col0),
-           static_cast<long long>(k1 - k0),
-           p.alpha,
-           {device_a.buffer(), static_cast<long long>(a.transposed ? row0 * a_rows + k0 : k0 * a_rows + row0), lda},
-           {device_b.buffer(), static_cast<long long>(b.transposed ? k0 * b_rows + col0 : col0 * b_rows + k0), ldb},
-           beta,
-           {device_c.buffer(), static_cast<long long>(col0 * m + row0), static_cast<long long>(m)}});
+      return GemmArguments{
+          a.transposed ? Transpose::yes : Transpose::no,
+          b.transposed ? Transpose::yes : Transpose::no,
+          static_cast<long long>(row1 - row0),
+          static_cast<long long>(col1 - col0),
+          static_cast<long long>(k1 - k0),
+          p.alpha,
+          {device_a.buffer(), static_cast<long long>(a.transposed ? row0 * a_rows + k0 : k0 * a_rows + row0), lda},
+          {device_b.buffer(), static_cast<long long>(b.transposed ? k0 * b_rows + col0 : col0 * b_rows + k0), ldb},
+          beta,
+          {device_c.buffer(), static_cast<long long>(col0 * m + row0), static_cast<long long>(m)}};
     };
-    {  // the programs of every distinct block shape, before any of C is written
+    const auto block_problem = [&](std::size_t i, std::size_t j, std::size_t k0, std::size_t k1, ScalarValue beta) {
+      return check_arguments(call.context, block_arguments(i, j, k0, k1, beta));
+    };
+    // A block's product after `ready`: the float or double product, or the 16-bit one (widening, narrowing).
+    const auto run_block = [&](std::size_t i, std::size_t j, std::size_t k0, std::size_t k1, ScalarValue beta,
+                               const std::vector<cl::Event>& ready) {
+      if (!p.sixteen_bit) return run_gemm(compute, config, block_problem(i, j, k0, k1, beta), ready);
+      return run_sixteen_bit(
+          compute,
+          check_sixteen_bit_arguments(call.context, block_arguments(i, j, k0, k1, beta), p.element, p.output, false),
+          ready);
+    };
+    if (!p.sixteen_bit) {  // the programs of every distinct block shape, before any of C is written
       std::vector<GemmShape> shapes;
       const auto add = [&](const GemmShape& s) {
         for (const GemmShape& seen : shapes) {
@@ -328,18 +353,18 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
       for (std::size_t slice = 0; slice < slices; ++slice) {
         const std::size_t k0 = k * slice / slices, k1 = k * (slice + 1) / slices;
         if (slices > 1) {  // rows [row0, row1) of op(A) and columns [col0, col1) of op(B) over k0 <= k < k1
-          a_ready[i] = a.transposed ? upload_block(a.data, a.ld, a_rows, k0, k1, row0, row1, device_a.buffer())
-                                    : upload_block(a.data, a.ld, a_rows, row0, row1, k0, k1, device_a.buffer());
-          b_ready[j] = b.transposed ? upload_block(b.data, b.ld, b_rows, col0, col1, k0, k1, device_b.buffer())
-                                    : upload_block(b.data, b.ld, b_rows, k0, k1, col0, col1, device_b.buffer());
+          a_ready[i] = a.transposed ? upload_block(a.data, a.size, a.ld, a_rows, k0, k1, row0, row1, device_a.buffer())
+                                    : upload_block(a.data, a.size, a.ld, a_rows, row0, row1, k0, k1, device_a.buffer());
+          b_ready[j] = b.transposed ? upload_block(b.data, b.size, b.ld, b_rows, col0, col1, k0, k1, device_b.buffer())
+                                    : upload_block(b.data, b.size, b.ld, b_rows, k0, k1, col0, col1, device_b.buffer());
         } else {
           if (a_ready[i]() == nullptr) a_ready[i] = upload_op_rows(a, row0, row1, device_a.buffer());
           if (b_ready[j]() == nullptr) b_ready[j] = upload_op_cols(b, col0, col1, device_b.buffer());
         }
         std::vector<cl::Event> ready{a_ready[i], b_ready[j]};
         if (slice == 0 && device_beta.value != 0)
-          ready.push_back(upload_block(c.data, c.ld, m, row0, row1, col0, col1, device_c.buffer()));
-        product = run_gemm(compute, config, block_problem(i, j, k0, k1, slice == 0 ? device_beta : one), ready);
+          ready.push_back(upload_block(c.data, size, c.ld, m, row0, row1, col0, col1, device_c.buffer()));
+        product = run_block(i, j, k0, k1, slice == 0 ? device_beta : one, ready);
         products.push_back(product);
       }
       download_block(row0, row1, col0, col1, product);
