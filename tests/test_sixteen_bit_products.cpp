@@ -309,6 +309,32 @@ TEMPLATE_TEST_CASE("gpu_gemm_batched on 16-bit host matrices and device batches,
   }
 }
 
+TEMPLATE_TEST_CASE("16-bit host products through the staged path: transposes, row-major and float C", "[sixteen_bit]",
+                   Eigen::half, Eigen::bfloat16) {
+  using S = TestType;
+  // Forced on this device from the first byte, with slots of 1 KiB and blocks of C of about 16 x 16.
+  tilegemm::detail::StagedPathSettings forced;
+  forced.from_bytes = 0;
+  forced.slot_bytes = 1024;
+  forced.block_side = 16;
+  forced.on_cpu_devices = true;
+  const tilegemm::detail::ScopedStagedPath staged(forced);
+  const auto blocks_of = [](auto&& product) {
+    tilegemm::detail::last_host_call_profile() = {};
+    product();
+    return tilegemm::detail::last_host_call_profile().blocks;
+  };
+  const Matrix<S> at = random_sixteen_bit<S>(45, 37), b = random_sixteen_bit<S>(45, 29);
+  const float alpha = random_scalar<float>(), beta = random_scalar<float>();
+  const Matrix<float> c0 = random_c<float>(37, 29);
+  Matrix<float> c = c0;
+  CHECK(blocks_of([&] { gpu_gemm(at.transpose(), b, c, alpha, beta); }) >= 1);
+  CHECK(compare_sixteen_bit<float>(c, alpha, at.transpose(), b, beta, c0) == "");
+  RowMajorOf<S> rows = poisoned_of<S>(37, 29);
+  CHECK(blocks_of([&] { gpu_gemm(at.transpose(), b, rows, alpha, 0.0f); }) >= 1);
+  CHECK(compare_sixteen_bit<S>(rows, alpha, at.transpose(), b, 0, rows) == "");
+}
+
 TEST_CASE("16-bit products from 4 threads at once, on the host and on the device", "[sixteen_bit]") {
   std::vector<std::string> failures(4);
   std::vector<std::thread> threads;
