@@ -284,6 +284,23 @@ TEMPLATE_TEST_CASE("gpu_gemm_batched on 16-bit host matrices and device batches,
     tilegemm::gpu_gemm_batched(a, b, cf, alpha, beta);
     for (std::size_t p = 0; p < 3; ++p) CHECK(compare_sixteen_bit<float>(cf[p], alpha, a[p], b[p], beta, cf0[p]) == "");
   }
+  SECTION("K = 0 scales each 16-bit C by beta, alpha = 0 each float C") {
+    std::vector<Matrix<S>> c0, c;
+    std::vector<Matrix<float>> cf0, cf;
+    for (int p = 0; p < 3; ++p) {
+      c0.push_back(random_c<S>(7, 5));
+      cf0.push_back(random_c<float>(7, 5));
+    }
+    c = c0;
+    cf = cf0;
+    tilegemm::gpu_gemm_batched(std::vector<Matrix<S>>(3, Matrix<S>(7, 0)), std::vector<Matrix<S>>(3, Matrix<S>(0, 5)),
+                               c, alpha, 2.0f);
+    tilegemm::gpu_gemm_batched(a, b, cf, 0.0f, 0.5f);
+    for (std::size_t p = 0; p < 3; ++p) {
+      CHECK(same_bits(c[p], (c0[p].template cast<float>() * 2.0f).template cast<S>()) == "");
+      CHECK(cf[p] == cf0[p] * 0.5f);
+    }
+  }
   SECTION("device batches, contiguous and gathered") {
     const std::vector<DeviceMatrix<S>> da = tilegemm::device_batch(a), db = tilegemm::device_batch(b);
     const std::vector<DeviceMatrix<S>> dc = tilegemm::gpu_gemm_batched(da, db);
