@@ -534,12 +534,14 @@ TEST_CASE("the host-pointer forms with 16-bit inputs on the staged path") {
 }
 
 TEST_CASE("16-bit products from several threads at once") {
+  // One queue, made here: the threads share it (OpenCL's queues take commands from any thread) and the products are
+  // what runs at once.
+  const cl::CommandQueue queue = test_queue();
   std::vector<std::thread> threads;
   std::vector<std::string> failures(4);
   for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([t, &failures] {
+    threads.emplace_back([t, &failures, &queue] {
       try {
-        const cl::CommandQueue queue = test_queue();
         for (int repeat = 0; repeat < 3; ++repeat) {
           const long long m = 17 + t, n = 9 + repeat, k = 40;
           Stored<Half> a(m, k, 1), b(k, n, 1);
@@ -558,7 +560,10 @@ TEST_CASE("16-bit products from several threads at once") {
     });
   }
   for (std::thread& thread : threads) thread.join();
-  for (const std::string& failure : failures) CHECK(failure.empty());
+  for (const std::string& failure : failures) {
+    INFO(failure);
+    CHECK(failure.empty());
+  }
 }
 
 TEST_CASE("16-bit products refuse bad arguments, naming what was wrong") {
