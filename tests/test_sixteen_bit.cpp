@@ -534,12 +534,14 @@ TEST_CASE("the host-pointer forms with 16-bit inputs on the staged path") {
 }
 
 TEST_CASE("16-bit products from several threads at once") {
+  // One queue, made here: the threads share it (OpenCL's queues take commands from any thread) and the products are
+  // what runs at once.
+  const cl::CommandQueue queue = test_queue();
   std::vector<std::thread> threads;
   std::vector<std::string> failures(4);
   for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([t, &failures] {
+    threads.emplace_back([t, &failures, &queue] {
       try {
-        const cl::CommandQueue queue = test_queue();
         for (int repeat = 0; repeat < 3; ++repeat) {
           const long long m = 17 + t, n = 9 + repeat, k = 40;
           Stored<Half> a(m, k, 1), b(k, n, 1);
@@ -558,7 +560,10 @@ TEST_CASE("16-bit products from several threads at once") {
     });
   }
   for (std::thread& thread : threads) thread.join();
-  for (const std::string& failure : failures) CHECK(failure.empty());
+  for (const std::string& failure : failures) {
+    INFO(failure);
+    CHECK(failure.empty());
+  }
 }
 
 TEST_CASE("16-bit products refuse bad arguments, naming what was wrong") {
@@ -594,6 +599,14 @@ TEST_CASE("16-bit products refuse bad arguments, naming what was wrong") {
   REQUIRE_THROWS_WITH(tilegemm::gemm_strided_batched<BFloat>(queue, Transpose::no, Transpose::no, 2, 2, 2, 1.0f, buffer,
                                                              0, 2, -1, buffer, 0, 2, 4, 0.0f, separate_c, 0, 2, 4, 2),
                       MESSAGE_CONTAINS("the stride of A must not be negative"));
+  // Problems of A one element apart: their float copy, dense, would pass the kernels' 32-bit indices.
+  const cl::Buffer long_a = buffer_of(queue, std::vector<Half>(130000)),
+                   long_b = buffer_of(queue, std::vector<Half>(100000));
+  const cl::Buffer many_c = buffer_of(queue, std::vector<float>(30000));
+  REQUIRE_THROWS_WITH(
+      (tilegemm::gemm_strided_batched<Half, float>(queue, Transpose::no, Transpose::no, 1, 1, 100000, 1.0f, long_a, 0,
+                                                   1, 1, long_b, 0, 100000, 0, 0.0f, many_c, 0, 1, 1, 30000)),
+      CONTAINS_ALL2("the float copy of A", "30000 x 1 x 100000"));
   std::vector<Half> c(16);
   REQUIRE_THROWS_WITH(tilegemm::gemm<Half>(queue, Transpose::no, Transpose::no, 4, 4, 4, 1.0f, nullptr, 4, a.data(), 4,
                                            0.0f, c.data(), 4),
