@@ -1,5 +1,5 @@
 // kernels/tensor_cores: the tensor-core family, warps multiplying 16 x 8 tiles of C with mma.sync (inline PTX) on
-// NVIDIA GPUs of compute capability 8.0 and newer: FP64 for double, 3xTF32 or TF32 for float.
+// NVIDIA GPUs of compute capability 8.0 and newer: FP64 for double, 3xTF32, TF32, BF16 or FP16 for float.
 #pragma once
 
 #include <cstddef>
@@ -41,9 +41,14 @@ inline constexpr char tensor_cores_warps_source[] = R"CLC(
 #endif
 #define TILES_M (WM / 16)
 #define TILES_N (WN / 8)
+#define FLOAT_MMA (MMA == MMA_TF32X3 || MMA == MMA_TF32 || MMA == MMA_BF16 || MMA == MMA_FP16)
+#define SIXTEEN_BIT_MMA (MMA == MMA_BF16 || MMA == MMA_FP16)  // float slices, 16-bit fragments
+#if SIXTEEN_BIT_MMA && TSK % 8 != 0
+#error "tensor_cores: the 16-bit products (m16n8k8, m16n8k16) need TSK a multiple of 8"
+#endif
 #if MMA == MMA_FP64_SM80 || TSK % 8 != 0
 #define MMA_K 4  // on 8.x: two m8n8k4 for each 16 x 8 tile
-#elif MMA == MMA_FP64_SM90 && TSK % 16 == 0
+#elif (MMA == MMA_FP64_SM90 || SIXTEEN_BIT_MMA) && TSK % 16 == 0
 #define MMA_K 16
 #else
 #define MMA_K 8
@@ -57,7 +62,7 @@ inline constexpr char tensor_cores_warps_source[] = R"CLC(
 #define LANE_A (2 * TILES_M)
 #define LANE_B TILES_N
 #define LANE_FITS(L) ((L) == 4 || (L) == 8 || (L) == 16)
-#define LANE_BLOCKS ((MMA == MMA_TF32X3 || MMA == MMA_TF32) && LANE_FITS(LANE_A) && LANE_FITS(LANE_B))
+#define LANE_BLOCKS (FLOAT_MMA && LANE_FITS(LANE_A) && LANE_FITS(LANE_B))
 #define DOUBLE_ROWS (sizeof(real) == 8)  // padded rows (double) rather than swizzled ones (float)
 #define ROW_A (TSM + (DOUBLE_ROWS ? ROW_PAD_DOUBLE : 0))
 #define ROW_B (TSN + (DOUBLE_ROWS ? ROW_PAD_DOUBLE : 0))
@@ -305,7 +310,7 @@ inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS
 
 )CLC";
 inline constexpr char tensor_cores_fp64_multiply_source[] = R"CLC(
-#if MMA != MMA_TF32X3 && MMA != MMA_TF32
+#if MMA == MMA_FP64_SM80 || MMA == MMA_FP64_SM90
 // acc += a * b for one step of k, every tile of the warp (low_products is tf32x3's).
 inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS], real acc[TILES_M][TILES_N][4],
                                const bool low_products) {
@@ -313,6 +318,73 @@ inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS
   for (int i = 0; i < TILES_M; ++i)
 #pragma unroll
     for (int j = 0; j < TILES_N; ++j) mma_fp64(acc[i][j], a[i], b[j]);
+}
+#endif
+
+)CLC";
+
+// A step's products on operands rounded to 16 bits (bf16 or fp16, float only).
+inline constexpr char tensor_cores_sixteen_bit_source[] = R"CLC(
+#if SIXTEEN_BIT_MMA
+// Two floats as one register of 16-bit values, `low` in the low half, each rounded to nearest even (NaN kept,
+// infinities kept, in fp16 magnitudes past 65504 infinite): one cvt for the pair.
+inline uint pack_16_bits(const float low, const float high) {
+  uint packed;
+#if MMA == MMA_BF16
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(high), "f"(low));
+#else
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(high), "f"(low));
+#endif
+  return packed;
+}
+
+// d += a * b on one 16 x 8 tile, MMA_K deep, from fragments of 16-bit pairs (PTX's layout for m16n8k16: A's registers
+// hold rows g, g + 8, g, g + 8 at columns 2t and 2t + 1, then 2t + 8 and 2t + 9; B's rows 2t, 2t + 1, then 2t + 8,
+// 2t + 9, of column g; m16n8k8 the first two of A and the first of B).
+inline void mma_16_bits(float* d, const uint* a, const uint* b) {
+#if MMA_K == 16 && MMA == MMA_BF16
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#elif MMA_K == 16
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#elif MMA == MMA_BF16
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(b[0]));
+#else
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(b[0]));
+#endif
+}
+
+// acc += a * b for one step of k, every tile of the warp, the operands rounded to 16 bits as the fragments are
+// formed (low_products is tf32x3's). The lane holds A and B at k + 4 q + t of the slice (load_fragments); taken as
+// PTX's k = 2t + q % 2 + 8 (q / 2), the same order for A and B (a sum in any order of k is the product), the pairs
+// of a register are quads 2r and 2r + 1: a[i][4r + h] and a[i][4r + 2 + h] (row g + 8h), b[j][2r] and b[j][2r + 1].
+// The products sum in the tensor cores' FP32 accumulators.
+inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS], real acc[TILES_M][TILES_N][4],
+                               const bool low_products) {
+  uint a16[TILES_M][QUADS];
+  uint b16[TILES_N][QUADS / 2];
+#pragma unroll
+  for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+    for (int r = 0; r < QUADS / 2; ++r) {
+      a16[i][2 * r] = pack_16_bits(a[i][4 * r], a[i][4 * r + 2]);
+      a16[i][2 * r + 1] = pack_16_bits(a[i][4 * r + 1], a[i][4 * r + 3]);
+    }
+#pragma unroll
+  for (int j = 0; j < TILES_N; ++j)
+#pragma unroll
+    for (int r = 0; r < QUADS / 2; ++r) b16[j][r] = pack_16_bits(b[j][2 * r], b[j][2 * r + 1]);
+#pragma unroll
+  for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+    for (int j = 0; j < TILES_N; ++j) mma_16_bits(acc[i][j], a16[i], b16[j]);
 }
 #endif
 
@@ -457,12 +529,13 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
 }
 )CLC";
 
-// The tensor_cores family's code: to_tf32, the warps' layout, its cp.async pipeline, and the products in TF32 and in
-// double, in this order.
+// The tensor_cores family's code: to_tf32, the warps' layout, its cp.async pipeline, and the products in TF32, in
+// double and in 16 bits, in this order.
 inline constexpr TextPiece tensor_cores_helpers =
     joined_piece<tf32_rounding_source, tensor_cores_warps_source, tensor_cores_pipeline_source,
                  tensor_cores_tf32_mma_source, tensor_cores_fp64_mma_source, tensor_cores_fragments_source,
-                 tensor_cores_tf32_multiply_source, tensor_cores_fp64_multiply_source, tensor_cores_slices_source>();
+                 tensor_cores_tf32_multiply_source, tensor_cores_fp64_multiply_source, tensor_cores_sixteen_bit_source,
+                 tensor_cores_slices_source>();
 
 // Padding of each k-row of a slice of doubles in local memory, in elements: 4 doubles keep the lanes' reads of a
 // fragment in distinct banks (rows t and columns g: t * ROW falls on distinct multiples of 4 eight-byte pairs) and
@@ -528,8 +601,9 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
        "the tensor_cores family keeps 2 to 8 slices of A and B in local memory (Stages): one multiplied while "     \
        "the others are copied.")
   TILEGEMM_RULES_FROM(TILEGEMM_TENSOR_CORES_RULES)
-  // mma.sync from compute capability 8.0; float only in a tensor math mode.
-  static Implementation can_implement(const TileShape&, const RunTarget& target) {
+  // mma.sync from compute capability 8.0; float only in a tensor math mode, the 16-bit ones on slices of whole
+  // m16n8k8 steps.
+  static Implementation can_implement(const TileShape& t, const RunTarget& target) {
     if (target.compute_capability < tensor_cores_from) {
       return Implementation::refused(RefusalKind::device,
                                      " multiplies on tensor cores through mma.sync, which needs an NVIDIA GPU of "
@@ -546,8 +620,19 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
       return Implementation::refused(
           RefusalKind::operation,
           " multiplies float on TF32 tensor cores, which the math mode ieee (IEEE FP32, the default) rules out. "
-          "Choose MathMode::tf32x3 (FP32-accurate) or MathMode::tf32 for the call (gemm's math argument, or a "
-          "ScopedMathMode) or the process (TILEGEMM_MATH=tf32x3), or a configuration of another family.");
+          "Choose MathMode::tf32x3 (FP32-accurate), MathMode::tf32, MathMode::bf16 or MathMode::fp16 for the call "
+          "(gemm's math argument, or a ScopedMathMode) or the process (TILEGEMM_MATH=tf32x3), or a configuration of "
+          "another family.");
+    }
+    if (sixteen_bit_math(target.math)) {
+      if (t.tsk % 8 != 0) {
+        return Implementation::refused(RefusalKind::operation,
+                                       " has slices " + std::to_string(t.tsk) + " deep, and the math mode " +
+                                           std::string(math_mode_name(target.math)) +
+                                           " multiplies 16-bit operands 8 or 16 deep at a time (mma.sync m16n8k8, "
+                                           "m16n8k16): it needs TSK a multiple of 8.");
+      }
+      return Implementation::uses(target.math == MathMode::bf16 ? MmaKind::bf16 : MmaKind::fp16);
     }
     return Implementation::uses(target.math == MathMode::tf32 ? MmaKind::tf32 : MmaKind::tf32x3);
   }
@@ -589,7 +674,8 @@ struct tensor_cores_config {
 
 // Tensor cores (mma.sync) on NVIDIA GPUs of compute capability 8.0 and newer: TSM x TSN tiles of C per work-group,
 // WM x WN per warp (multiples of 16 x 8), slices TSK deep (a multiple of 4), Stages slices in local memory at once.
-// Double runs on the FP64 tensor cores; float in the math mode of the call (MathMode::tf32x3 or tf32).
+// Double runs on the FP64 tensor cores; float in the math mode of the call (MathMode::tf32x3, tf32, bf16 or fp16;
+// the 16-bit modes need TSK a multiple of 8).
 template <int TSM, int TSN, int TSK, int WM, int WN, int Stages>
 using TensorCores = typename detail::tensor_cores_config<TSM, TSN, TSK, WM, WN, Stages>::type;
 
