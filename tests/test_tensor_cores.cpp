@@ -25,11 +25,11 @@ using tilegemm_test::Matrix;
 // small tensor candidate, which the first product on a GPU builds anyway).
 using Small = tilegemm::TensorCores<64, 64, 16, 32, 32, 2>;
 using Large = tilegemm::TensorCores<128, 128, 8, 64, 32, 2>;
-// AutoConfig's large choice in bf16 and fp16: m16n8k16, lane blocks (Small reads fragments an element at a time, Large
-// takes m16n8k8).
+// The 16-bit modes' m16n8k16 in lane blocks (Small reads fragments an element at a time; FloatLarge, AutoConfig's
+// large choice in bf16 and fp16, takes m16n8k8).
 using SixteenLarge = tilegemm::TensorCores<128, 128, 16, 64, 64, 2>;
 // AutoConfig's large choices on an H200 (gemm/default_plan.hpp): double 4 slices 4 deep (m16n8k4, rows of doubles
-// padded), tf32x3 5 slices 8 deep (rows of floats swizzled).
+// padded), tf32x3, bf16 and fp16 5 slices 8 deep (rows of floats swizzled).
 using DoubleLarge = tilegemm::TensorCores<128, 128, 4, 64, 32, 4>;
 using FloatLarge = tilegemm::TensorCores<128, 128, 8, 64, 64, 5>;
 // Its choices for sizes just past a multiple of the tiles, whole C in 96 x 96 tiles (gemm/default_plan.hpp).
@@ -293,6 +293,8 @@ TENSOR_CORES_CASE(DoubleOdd, "tensor_cores 96x96x4 6x6 v4 s4 double, every shape
 TENSOR_CORES_CASE(Small, "tensor_cores 64x64x16 4x8 v4 s2 float bf16, every shape and transpose", float, MathMode::bf16)
 TENSOR_CORES_CASE(Small, "tensor_cores 64x64x16 4x8 v4 s2 float fp16, every shape and transpose", float, MathMode::fp16)
 TENSOR_CORES_CASE(Large, "tensor_cores 128x128x8 8x8 v4 s2 float bf16, every shape and transpose", float,
+                  MathMode::bf16)
+TENSOR_CORES_CASE(FloatLarge, "tensor_cores 128x128x8 8x16 v4 s5 float bf16, every shape and transpose", float,
                   MathMode::bf16)
 TENSOR_CORES_CASE(FloatLarge, "tensor_cores 128x128x8 8x16 v4 s5 float fp16, every shape and transpose", float,
                   MathMode::fp16)
