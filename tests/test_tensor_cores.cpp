@@ -25,8 +25,8 @@ using tilegemm_test::Matrix;
 // small tensor candidate, which the first product on a GPU builds anyway).
 using Small = tilegemm::TensorCores<64, 64, 16, 32, 32, 2>;
 using Large = tilegemm::TensorCores<128, 128, 8, 64, 32, 2>;
-// The 16-bit modes' m16n8k16 in lane blocks (Small reads fragments an element at a time; FloatLarge, AutoConfig's
-// large choice in bf16 and fp16, takes m16n8k8).
+// The 16-bit modes' m16n8k16 on the widest warp tiles, in lane blocks (FloatLarge, AutoConfig's large choice in bf16
+// and fp16, takes m16n8k8).
 using SixteenLarge = tilegemm::TensorCores<128, 128, 16, 64, 64, 2>;
 // AutoConfig's large choices on an H200 (gemm/default_plan.hpp): double 4 slices 4 deep (m16n8k4, rows of doubles
 // padded), tf32x3, bf16 and fp16 5 slices 8 deep (rows of floats swizzled).
@@ -289,7 +289,7 @@ TENSOR_CORES_CASE(FloatOdd, "tensor_cores 96x96x16 6x12 v4 s3 float tf32, every 
                   MathMode::tf32)
 TENSOR_CORES_CASE(DoubleOdd, "tensor_cores 96x96x4 6x6 v4 s4 double, every shape and transpose", double, MathMode::ieee)
 // Float on operands rounded to 16 bits: m16n8k16 (slices of 16) and m16n8k8 (slices of 8), fragments read an element at
-// a time (Small, FloatOdd) and in lane blocks (Large, FloatLarge, SixteenLarge).
+// a time (FloatOdd: 48 x 48 warps) and in lane blocks (the others).
 TENSOR_CORES_CASE(Small, "tensor_cores 64x64x16 4x8 v4 s2 float bf16, every shape and transpose", float, MathMode::bf16)
 TENSOR_CORES_CASE(Small, "tensor_cores 64x64x16 4x8 v4 s2 float fp16, every shape and transpose", float, MathMode::fp16)
 TENSOR_CORES_CASE(Large, "tensor_cores 128x128x8 8x8 v4 s2 float bf16, every shape and transpose", float,
