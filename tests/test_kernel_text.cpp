@@ -228,6 +228,7 @@ TEST_CASE("a tensor_cores program has the warps, stages and local memory in its 
   CHECK(contains(sixteen, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
   CHECK(contains(sixteen, "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32"));
   CHECK(contains(sixteen, "cvt.rn.bf16x2.f32"));
+  CHECK(contains(sixteen, "inline void store_pairs("));
 }
 
 TEST_CASE("a warpgroup_mma program marks its sm_90a instructions and asks to be retargeted", "[unit][kernel_text]") {

@@ -25,7 +25,7 @@ inline constexpr Listed listed = {Config::family, Config::shape, Math};
 
 // The benchmark's own configurations, besides the table's: the SGEMM tutorial's kernels and other tiles of each family.
 // clang-format off
-inline constexpr std::array<Listed, 30> own_configurations = {{
+inline constexpr std::array<Listed, 31> own_configurations = {{
     listed<tilegemm::Naive<16, 16>>,                        // tutorial kernel 1
     listed<tilegemm::LocalTiles<16>>,                       // 2
     listed<tilegemm::MoreWorkPerThread<32, 8>>,             // 3
@@ -49,6 +49,7 @@ inline constexpr std::array<Listed, 30> own_configurations = {{
     listed<tilegemm::TensorCores<128, 128, 16, 64, 64, 2>, MathMode::bf16>,
     listed<tilegemm::TensorCores<128, 128, 8, 64, 64, 4>, MathMode::bf16>,
     listed<tilegemm::TensorCores<128, 64, 16, 64, 32, 3>, MathMode::bf16>,
+    listed<tilegemm::TensorCores<64, 64, 32, 32, 32, 2>, MathMode::bf16>,
     // The copy engine's double (compute capability 9.0).
     listed<tilegemm::BulkTensorCores<128, 128, 16, 64, 32, 4>>,
     listed<tilegemm::BulkTensorCores<128, 128, 16, 64, 32, 3>>,

@@ -53,7 +53,17 @@ inline constexpr char tensor_cores_warps_source[] = R"CLC(
 #else
 #define MMA_K 8
 #endif
+// 16-bit products on slices a multiple of 16 deep hold pairs: each row of a slice in local memory is a pair of rows of
+// k (2r and 2r + 1), as 32-bit words of two 16-bit values, which the work-items round once as they store the slice
+// (not cp.async: the floats pass through registers); so a step of 16 of k is 8 rows, and a lane's A(g, t), A(g + 8, t),
+// A(g, t + 4), A(g + 8, t + 4) and B(t, g), B(t + 4, g) of them are the registers of m16n8k16 as they are.
+#define SIXTEEN_BIT_PAIRS (SIXTEEN_BIT_MMA && TSK % 16 == 0)
+#if SIXTEEN_BIT_PAIRS
+#define QUADS 2
+#else
 #define QUADS (MMA_K / 4)  // groups of 4 steps of k in one product
+#endif
+#define ROWS_K (SIXTEEN_BIT_PAIRS ? TSK / 2 : TSK)  // rows of a slice in local memory
 // Lane blocks (float): the rows and columns of a warp's tiles are taken in an order where each lane's elements of a
 // row of a slice lie side by side, LANE_A of A from column LANE_A g on and LANE_B of B from LANE_B g on, so that one
 // 16-byte read brings 4 of them: row 8 h + g of the warp's tile i of 16 x 8 is its row LANE_A g + 2 i + h, column g
@@ -66,7 +76,7 @@ inline constexpr char tensor_cores_warps_source[] = R"CLC(
 #define DOUBLE_ROWS (sizeof(real) == 8)  // padded rows (double) rather than swizzled ones (float)
 #define ROW_A (TSM + (DOUBLE_ROWS ? ROW_PAD_DOUBLE : 0))
 #define ROW_B (TSN + (DOUBLE_ROWS ? ROW_PAD_DOUBLE : 0))
-#define SLICE_ELEMENTS (TSK * (ROW_A + ROW_B))
+#define SLICE_ELEMENTS (ROWS_K * (ROW_A + ROW_B))
 // The rows and slices above in double, the most they take (the preprocessor has no sizeof), against the host's count.
 #if STAGES * TSK * ((TSM + ROW_PAD_DOUBLE) + (TSN + ROW_PAD_DOUBLE)) > LOCAL_ELEMENTS
 #error "tensor_cores: STAGES slices of A and B take more local memory than the host counts (LOCAL_ELEMENTS)"
@@ -368,8 +378,8 @@ inline void mma_16_bits(float* d, const uint* a, const uint* b) {
 // The products sum in the tensor cores' FP32 accumulators.
 inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS], real acc[TILES_M][TILES_N][4],
                                const bool low_products) {
-  uint a16[TILES_M][QUADS];
-  uint b16[TILES_N][QUADS / 2];
+  uint a16[TILES_M][4];  // QUADS of them taken (the registers of m16n8k16 or of m16n8k8)
+  uint b16[TILES_N][2];
 #pragma unroll
   for (int i = 0; i < TILES_M; ++i)
 #pragma unroll
@@ -386,6 +396,91 @@ inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS
 #pragma unroll
     for (int j = 0; j < TILES_N; ++j) mma_16_bits(acc[i][j], a16[i], b16[j]);
 }
+
+#if SIXTEEN_BIT_PAIRS
+// Slices of pairs (see SIXTEEN_BIT_PAIRS): a slice's TSK rows of A and of B are TSK / 2 rows of pairs, each 16 bytes
+// of them (4 pairs, 4 columns) read by a work-item as two float4 of rows 2r and 2r + 1 and stored as one uint4.
+#define PAIR_PIECES_A ((ROWS_K * TSM / 4 + THREADS - 1) / THREADS)  // per work-item, at most
+#define PAIR_PIECES_B ((ROWS_K * TSN / 4 + THREADS - 1) / THREADS)
+#define PAIR_ALL_A ((ROWS_K * TSM / 4) % THREADS == 0)
+#define PAIR_ALL_B ((ROWS_K * TSN / 4) % THREADS == 0)
+
+// Reads the work-item's floats of the slice at k0 into registers (neighbouring work-items read neighbouring 16 bytes).
+inline void load_pairs(float4 staged_a[PAIR_PIECES_A][2], float4 staged_b[PAIR_PIECES_B][2], __global const real* a,
+                       const int lda, __global const real* b, const int ldb, const int k0, const int tid) {
+#pragma unroll
+  for (int l = 0; l < PAIR_PIECES_A; ++l) {
+    const int e = l * THREADS + tid;
+    const int r = e / (TSM / 4), m = e % (TSM / 4) * 4;
+    if (PAIR_ALL_A || r < ROWS_K) {
+      staged_a[l][0] = *(__global const float4*)(a + (k0 + 2 * r) * lda + m);
+      staged_a[l][1] = *(__global const float4*)(a + (k0 + 2 * r + 1) * lda + m);
+    }
+  }
+#pragma unroll
+  for (int l = 0; l < PAIR_PIECES_B; ++l) {
+    const int e = l * THREADS + tid;
+    const int r = e / (TSN / 4), n = e % (TSN / 4) * 4;
+    if (PAIR_ALL_B || r < ROWS_K) {
+      staged_b[l][0] = *(__global const float4*)(b + (k0 + 2 * r) * ldb + n);
+      staged_b[l][1] = *(__global const float4*)(b + (k0 + 2 * r + 1) * ldb + n);
+    }
+  }
+}
+
+inline uint4 pairs_of(const float4 low, const float4 high) {
+  return (uint4)(pack_16_bits(low.x, high.x), pack_16_bits(low.y, high.y), pack_16_bits(low.z, high.z),
+                 pack_16_bits(low.w, high.w));
+}
+
+// Rounds the staged floats to pairs and stores them into `slice`, swizzled as rows of floats are.
+inline void store_pairs(__local real* slice, float4 staged_a[PAIR_PIECES_A][2], float4 staged_b[PAIR_PIECES_B][2],
+                        const int tid) {
+#pragma unroll
+  for (int l = 0; l < PAIR_PIECES_A; ++l) {
+    const int e = l * THREADS + tid;
+    const int r = e / (TSM / 4), m = e % (TSM / 4) * 4;
+    if (PAIR_ALL_A || r < ROWS_K) {
+      *(__local uint4*)(slice + r * ROW_A + (m ^ SWIZZLE_A(r))) = pairs_of(staged_a[l][0], staged_a[l][1]);
+    }
+  }
+  __local real* b_slice = slice + ROWS_K * ROW_A;
+#pragma unroll
+  for (int l = 0; l < PAIR_PIECES_B; ++l) {
+    const int e = l * THREADS + tid;
+    const int r = e / (TSN / 4), n = e % (TSN / 4) * 4;
+    if (PAIR_ALL_B || r < ROWS_K) {
+      *(__local uint4*)(b_slice + r * ROW_B + (n ^ SWIZZLE_B(r))) = pairs_of(staged_b[l][0], staged_b[l][1]);
+    }
+  }
+}
+
+// acc += the products of a slice of pairs, every tile of the warp: steps of 8 rows (16 of k), the fragments' words
+// the registers of m16n8k16 (see SIXTEEN_BIT_PAIRS).
+inline void multiply_pair_slice(__local const real* slice, const int a_place[PLACES], const int b_place[PLACES],
+                                real acc[TILES_M][TILES_N][4]) {
+#pragma unroll
+  for (int r = 0; r < ROWS_K; r += 8) {
+    real a_step[TILES_M][2 * QUADS];
+    real b_step[TILES_N][QUADS];
+    load_fragments(slice, a_place, b_place, r, a_step, b_step);
+    uint a16[TILES_M][4];
+    uint b16[TILES_N][2];
+#pragma unroll
+    for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) a16[i][v] = as_uint(a_step[i][v]);
+#pragma unroll
+    for (int j = 0; j < TILES_N; ++j)
+#pragma unroll
+      for (int v = 0; v < 2; ++v) b16[j][v] = as_uint(b_step[j][v]);
+#pragma unroll
+    for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+      for (int j = 0; j < TILES_N; ++j) mma_16_bits(acc[i][j], a16[i], b16[j]);
+  }
+}
+#endif
 #endif
 
 )CLC";
@@ -443,13 +538,13 @@ inline void fragment_places(int a_place[PLACES], int b_place[PLACES], const Warp
   }
 #pragma unroll
   for (int p = 0; p < LANE_B / 4; ++p) {
-    b_place[p] = TSK * ROW_A + t * ROW_B + ((warp_n + LANE_B * g + 4 * p) ^ SWIZZLE_B(t));
+    b_place[p] = ROWS_K * ROW_A + t * ROW_B + ((warp_n + LANE_B * g + 4 * p) ^ SWIZZLE_B(t));
   }
 #else
 #pragma unroll
   for (int v = 0; v < SPAN_PLACES; ++v) {
     a_place[v] = t * ROW_A + ((warp_m + g + 8 * v) ^ SWIZZLE_A(t));
-    b_place[v] = TSK * ROW_A + t * ROW_B + ((warp_n + g + 8 * v) ^ SWIZZLE_B(t));
+    b_place[v] = ROWS_K * ROW_A + t * ROW_B + ((warp_n + g + 8 * v) ^ SWIZZLE_B(t));
   }
 #endif
 }
@@ -498,8 +593,22 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   real acc[TILES_M][TILES_N][4];
   clear_accumulators(acc);
 
-  // Slices 0 to STAGES - 2 in flight; once slice 0 has landed for everyone, slice STAGES - 1 too.
   const int count = K / TSK;
+#if SIXTEEN_BIT_PAIRS
+  // Two buffers of pairs: the next slice's floats are read into registers while the warps multiply this one, then
+  // rounded and stored into the other buffer (multiplied in the step before, which a barrier closed).
+  float4 staged_a[PAIR_PIECES_A][2], staged_b[PAIR_PIECES_B][2];
+  load_pairs(staged_a, staged_b, a, lda * VW, b, ldb * VW, 0, tid);
+  store_pairs(slices, staged_a, staged_b, tid);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = 0; s < count; ++s) {
+    if (s + 1 < count) load_pairs(staged_a, staged_b, a, lda * VW, b, ldb * VW, (s + 1) * TSK, tid);
+    multiply_pair_slice(slices + s % 2 * SLICE_ELEMENTS, a_place, b_place, acc);
+    if (s + 1 < count) store_pairs(slices + (s + 1) % 2 * SLICE_ELEMENTS, staged_a, staged_b, tid);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+#else
+  // Slices 0 to STAGES - 2 in flight; once slice 0 has landed for everyone, slice STAGES - 1 too.
   // tf32x3: in products at most LOW_PRODUCTS_UP_TO deep, the fourth product of the split operands too. There the
   // operands' representation (22 bits) is what errs most; it cost these products 2.1 times the IEEE kernels' error
   // on data of magnitudes 2^-20 to 2^20 at K = 16 (H200), the fourth product brings that under 2.
@@ -524,6 +633,7 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
     }
     end_copy_group();
   }
+#endif
 
   store_accumulators(acc, M, N, alpha, beta, C + IN_BATCH(c_offset, c_stride), ldc, tile, lane);
 }
