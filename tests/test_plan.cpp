@@ -485,11 +485,12 @@ TEST_CASE("bf16 and fp16 take mma.sync's 16-bit products where the device has te
   for (const auto& [math, kind] :
        {std::pair{MathMode::bf16, MmaKind::bf16}, std::pair{MathMode::fp16, MmaKind::fp16}}) {
     INFO(math_mode_name(math));
-    // Large C: tf32x3's large tiles (m16n8k8) on 8.0 and on 9.0 alike (wgmma refuses 16-bit operands, so mma.sync),
-    // with the kind of the mode; small C: the small tiles; just past a multiple of them, the odd tiles on the whole C.
+    // Large C: the large tiles of 16-bit pairs (m16n8k16) on 8.0 and on 9.0 alike (wgmma refuses 16-bit operands, so
+    // mma.sync), with the kind of the mode; small C: the small tiles; just past a multiple of them, the odd tiles on
+    // the whole C.
     for (const DeviceLimits* device : std::initializer_list<const DeviceLimits*>{&a100, &hopper}) {
       const Plan large = plan_default(dense_shape(4096, 4096, 4096), *device, 4, math);
-      CHECK(chose(large, "tensor_float_large"));
+      CHECK(chose(large, "tensor_16bit_large"));
       CHECK(large.variant.mma == kind);
       const Plan small = plan_default(dense_shape(512, 512, 512), *device, 4, math);
       CHECK(chose(small, "tensor_float_small"));
@@ -518,7 +519,7 @@ TEST_CASE("bf16 and fp16 take mma.sync's 16-bit products where the device has te
                            a100, 4, math),
                MESSAGE_CONTAINS("4096x4096x4096 float-" + std::string(math_mode_name(math)) +
                                 " on NVIDIA H200: "
-                                "tensor_cores 128x128x8 8x16 v4 s5"));
+                                "tensor_cores 128x128x16 8x16 v4 s2"));
   }
 }
 

@@ -25,11 +25,11 @@ using tilegemm_test::Matrix;
 // small tensor candidate, which the first product on a GPU builds anyway).
 using Small = tilegemm::TensorCores<64, 64, 16, 32, 32, 2>;
 using Large = tilegemm::TensorCores<128, 128, 8, 64, 32, 2>;
-// The 16-bit modes' m16n8k16 on the widest warp tiles, in lane blocks (FloatLarge, AutoConfig's large choice in bf16
-// and fp16, takes m16n8k8).
+// AutoConfig's large choice in bf16 and fp16: slices of 16-bit pairs, m16n8k16, on the widest warp tiles in lane
+// blocks (FloatLarge takes float slices and m16n8k8 in those modes).
 using SixteenLarge = tilegemm::TensorCores<128, 128, 16, 64, 64, 2>;
 // AutoConfig's large choices on an H200 (gemm/default_plan.hpp): double 4 slices 4 deep (m16n8k4, rows of doubles
-// padded), tf32x3, bf16 and fp16 5 slices 8 deep (rows of floats swizzled).
+// padded), tf32x3 5 slices 8 deep (rows of floats swizzled).
 using DoubleLarge = tilegemm::TensorCores<128, 128, 4, 64, 32, 4>;
 using FloatLarge = tilegemm::TensorCores<128, 128, 8, 64, 64, 5>;
 // Its choices for sizes just past a multiple of the tiles, whole C in 96 x 96 tiles (gemm/default_plan.hpp).

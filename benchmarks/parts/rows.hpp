@@ -46,7 +46,7 @@ inline constexpr std::array<Listed, 31> own_configurations = {{
     listed<tilegemm::TensorCores<128, 128, 8, 64, 64, 5>, MathMode::tf32>,
     listed<tilegemm::TensorCores<256, 128, 8, 64, 64, 3>, MathMode::tf32>,
     // Float on operands rounded to 16 bits (mma.sync m16n8k16, m16n8k8 for slices 8 deep): other tiles than the table's.
-    listed<tilegemm::TensorCores<128, 128, 16, 64, 64, 2>, MathMode::bf16>,
+    listed<tilegemm::TensorCores<128, 128, 8, 64, 64, 5>, MathMode::bf16>,
     listed<tilegemm::TensorCores<128, 128, 8, 64, 64, 4>, MathMode::bf16>,
     listed<tilegemm::TensorCores<128, 64, 16, 64, 32, 3>, MathMode::bf16>,
     listed<tilegemm::TensorCores<64, 64, 32, 32, 32, 2>, MathMode::bf16>,

@@ -352,7 +352,7 @@ TEST_CASE("the benchmark's rows hold every entry of the built-in table in every 
   for (const std::string& label :
        {std::string("default (auto)"), std::string("default (auto) tf32x3"), std::string("default (auto) tf32"),
         std::string("default (auto) bf16"), std::string("default (auto) fp16"),
-        describe<tilegemm::TensorCores<128, 128, 8, 64, 64, 5>>.name() + " bf16",
+        describe<tilegemm::TensorCores<128, 128, 16, 64, 64, 2>>.name() + " bf16",
         describe<tilegemm::Naive<16, 16>>.name(), describe<tilegemm::Prefetch<128, 128, 8, 8, 8, 4>>.name(),
         describe<tilegemm::WarpgroupMma<64, 128, 32, 4>>.name() + " tf32"}) {
     INFO(label);

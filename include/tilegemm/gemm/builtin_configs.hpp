@@ -64,7 +64,7 @@ struct BuiltinConfig {
 
 // The table. Every entry's measurements are in docs/configurations.md.
 // clang-format off
-inline constexpr std::array<BuiltinConfig, 25> builtin_configs = {{
+inline constexpr std::array<BuiltinConfig, 26> builtin_configs = {{
     // Whole C in tiles, chosen per shape by the GPU model; 64 x 128 needs more than 48 KiB of local memory in double.
     {"gpu_128x128", DeviceLevel::gpus, ieee_both, describe<Prefetch<128, 128, 8, 8, 8, 4>>,
      GpuModel{ModelFigures{2, 47.0}, ModelFigures{1, 19.8}, true}},
@@ -88,7 +88,8 @@ inline constexpr std::array<BuiltinConfig, 25> builtin_configs = {{
     {"tiny_groups", DeviceLevel::any_device, ieee_both, describe<MoreWorkPerThread<8, 8>>, std::nullopt},
     {"single_item", DeviceLevel::any_device, ieee_both, describe<Naive<1, 1>>, std::nullopt},
     // mma.sync: large tiles where C has one per compute unit, else small; odd: C just past a multiple of the tiles.
-    {"tensor_float_large", DeviceLevel::tensor_cores, float_tf32x3 | sixteen_bits, describe<TensorCores<128, 128, 8, 64, 64, 5>>, std::nullopt},
+    {"tensor_float_large", DeviceLevel::tensor_cores, float_tf32x3, describe<TensorCores<128, 128, 8, 64, 64, 5>>, std::nullopt},
+    {"tensor_16bit_large", DeviceLevel::tensor_cores, sixteen_bits, describe<TensorCores<128, 128, 16, 64, 64, 2>>, std::nullopt},
     {"tensor_tf32_large", DeviceLevel::tensor_cores, float_tf32, describe<TensorCores<128, 128, 8, 64, 64, 4>>, std::nullopt},
     {"tensor_float_small", DeviceLevel::tensor_cores, tensor_float, describe<TensorCores<64, 64, 16, 32, 32, 3>>, std::nullopt},
     {"tensor_float_odd", DeviceLevel::tensor_cores, tensor_float, describe<TensorCores<96, 96, 16, 48, 48, 3>>, std::nullopt},

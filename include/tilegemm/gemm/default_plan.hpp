@@ -198,6 +198,7 @@ inline std::optional<Plan> plan_tensor_cores(const GemmShape& s, const DeviceLim
   if (std::optional<Plan> plan = plan_bulk_tensor_cores(s, device, scalar_size)) return plan;
   const bool is_double = scalar_size == sizeof(double);
   const KernelDescription& large = builtin(is_double                ? "tensor_double_large"
+                                           : sixteen_bit_math(math) ? "tensor_16bit_large"
                                            : math == MathMode::tf32 ? "tensor_tf32_large"
                                                                     : "tensor_float_large")
                                        .config;
