@@ -106,6 +106,9 @@ std::vector<std::string> all_labels(const Peers& peers, const std::vector<RowCon
   if (peers.cublas) labels.push_back("cublas " + peers.cublas_label);
 #ifdef TILEGEMM_HAVE_CUBLAS
   if (peers.cublas) labels.push_back("cublas-tf32 " + cublas_tf32_label());
+  for (Sixteen kind : {Sixteen::bf16, Sixteen::fp16, Sixteen::bf16_stored, Sixteen::fp16_stored}) {
+    if (peers.cublas) labels.push_back(cublas_16_kernel(kind) + " " + cublas_16_label(kind));
+  }
 #endif
   labels.push_back("eigen " + eigen_label());
   return labels;
@@ -180,6 +183,15 @@ class ShapeBenchmark {
           contender.error_limit = tf32_error_limit;
           return contender;
         });
+        // The peers of the bf16 and fp16 rows: float operands rounded by cuBLAS, and operands stored in 16 bits.
+        for (Sixteen kind : {Sixteen::bf16, Sixteen::fp16, Sixteen::bf16_stored, Sixteen::fp16_stored}) {
+          run_row(new_row(cublas_16_kernel(kind), cublas_16_label(kind)), plan_, "", [&] {
+            Contender<Scalar> contender = cublas_contender(host_, CUBLAS_DEFAULT_MATH, kind);
+            const bool bf16 = kind == Sixteen::bf16 || kind == Sixteen::bf16_stored;
+            contender.error_limit = bf16 ? bf16_error_limit : fp16_error_limit;
+            return contender;
+          });
+        }
       }
     }
 #endif
@@ -207,6 +219,10 @@ class ShapeBenchmark {
   void run_tilegemm(const RowConfig& config) {
     Row row = new_row("tilegemm", config.label());
     if (config.math == MathMode::tf32) row.cublas_peer = "cublas-tf32";
+#ifdef TILEGEMM_HAVE_CUBLAS
+    if (config.math == MathMode::bf16) row.cublas_peer = cublas_16_kernel(Sixteen::bf16);
+    if (config.math == MathMode::fp16) row.cublas_peer = cublas_16_kernel(Sixteen::fp16);
+#endif
     run_row(row, plan_, slow_row_skip(config, shape_.size()), [&] {
       return tilegemm_contender(config.config ? &*config.config : nullptr, opencl(), shape_, options_.transposes,
                                 config.math);

@@ -206,12 +206,13 @@ TEST_CASE("a tensor_cores program has the warps, stages and local memory in its 
   const std::string all = joined(text);
   CHECK(contains(all,
                  "#define MMA_TF32X3 1\n#define MMA_TF32 2\n#define MMA_FP64_SM80 3\n#define MMA_FP64_SM90 4\n"
-                 "#define MMA 1\n"));
+                 "#define MMA_BF16 5\n#define MMA_FP16 6\n#define MMA 1\n"));
   CHECK(contains(all, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"));
   CHECK(contains(all, "__local real slices[LOCAL_ELEMENTS] __attribute__((aligned(16)))"));
   // Each kind is a program of its own; the other families have no MMA line.
   std::vector<std::uint64_t> keys;
-  for (MmaKind kind : {MmaKind::tf32x3, MmaKind::tf32, MmaKind::fp64_sm80, MmaKind::fp64_sm90}) {
+  for (MmaKind kind :
+       {MmaKind::tf32x3, MmaKind::tf32, MmaKind::fp64_sm80, MmaKind::fp64_sm90, MmaKind::bf16, MmaKind::fp16}) {
     Variant v;
     v.mma = kind;
     keys.push_back(gemm_program(describe<Tensor>, kind == MmaKind::fp64_sm80 || kind == MmaKind::fp64_sm90, v).key);
@@ -219,6 +220,15 @@ TEST_CASE("a tensor_cores program has the warps, stages and local memory in its 
   std::sort(keys.begin(), keys.end());
   CHECK(std::adjacent_find(keys.begin(), keys.end()) == keys.end());
   CHECK(!contains(joined(gemm_program(describe<Kernel6>, false, {})), "MMA"));
+  // The 16-bit kinds: their line, the instructions of both types and the pairs' conversion.
+  Variant bf16;
+  bf16.mma = MmaKind::bf16;
+  const std::string sixteen = joined(gemm_program(describe<Tensor>, false, bf16));
+  CHECK(contains(sixteen, "#define MMA 5\n"));
+  CHECK(contains(sixteen, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+  CHECK(contains(sixteen, "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32"));
+  CHECK(contains(sixteen, "cvt.rn.bf16x2.f32"));
+  CHECK(contains(sixteen, "inline void store_pairs("));
 }
 
 TEST_CASE("a warpgroup_mma program marks its sm_90a instructions and asks to be retargeted", "[unit][kernel_text]") {

@@ -1,5 +1,6 @@
 // test_plan: the device-free planner on hand-written device descriptions: which configuration, corner and strips,
 // edge mode, packing of each operand, split-K and launch sizes a product gets, and the errors it raises.
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <string>
@@ -470,6 +471,92 @@ TEST_CASE(
   CHECK_THROWS_AS(plan_product(plan.config, dense_shape(4096, 4096, 4096), hopper, 4), tilegemm::Error);
 }
 
+TEST_CASE("bf16 and fp16 take mma.sync's 16-bit products where the device has tensor cores, never wgmma for now",
+          "[unit][plan][tensor_cores]") {
+  using tilegemm::MathMode;
+  const DeviceLimits hopper = h200_with_tensor_cores();
+  DeviceLimits a100 = hopper;
+  a100.compute_capability = 80;
+  DeviceLimits turing = hopper;
+  turing.compute_capability = 75;
+  DeviceLimits cpu = h200();
+  cpu.type = CL_DEVICE_TYPE_CPU;
+  const DeviceLimits unread = h200();  // its compute capability not read
+  for (const auto& [math, kind] :
+       {std::pair{MathMode::bf16, MmaKind::bf16}, std::pair{MathMode::fp16, MmaKind::fp16}}) {
+    INFO(math_mode_name(math));
+    // Large C: the large tiles of 16-bit pairs (m16n8k16) on 8.0 and on 9.0 alike (wgmma refuses 16-bit operands, so
+    // mma.sync), with the kind of the mode; small C: the small tiles; just past a multiple of them, the odd tiles on
+    // the whole C.
+    for (const DeviceLimits* device : std::initializer_list<const DeviceLimits*>{&a100, &hopper}) {
+      const Plan large = plan_default(dense_shape(4096, 4096, 4096), *device, 4, math);
+      CHECK(chose(large, "tensor_16bit_large"));
+      CHECK(large.variant.mma == kind);
+      const Plan small = plan_default(dense_shape(512, 512, 512), *device, 4, math);
+      CHECK(chose(small, "tensor_float_small"));
+      CHECK(small.variant.mma == kind);
+      const Plan odd = plan_default(dense_shape(1025, 1025, 1025), *device, 4, math);
+      CHECK(chose(odd, "tensor_float_odd"));
+      CHECK(odd.strips == StripWork::none);
+      CHECK(odd.variant.mma == kind);
+    }
+    // Double is the same in every mode: FP64 (on 9.0 the copy engine's family).
+    CHECK(plan_default(dense_shape(4096, 4096, 4096), a100, 8, math).variant.mma == MmaKind::fp64_sm80);
+    CHECK(plan_default(dense_shape(4096, 4096, 4096), hopper, 8, math).config.family ==
+          tilegemm::Family::bulk_tensor_cores);
+    // Without tensor cores (no compute capability read, 7.5, a CPU such as PoCL's) AutoConfig multiplies in IEEE FP32
+    // on the other families, as it does for tf32; and small products and split-K's stay off them.
+    for (const DeviceLimits* device : std::initializer_list<const DeviceLimits*>{&unread, &turing, &cpu}) {
+      const Plan plan = plan_default(dense_shape(4096, 4096, 4096), *device, 4, math);
+      CHECK(!plan.config.uses_tensor_cores);
+      CHECK(plan.variant.mma == MmaKind::none);
+    }
+    CHECK(chose(plan_default(dense_shape(512, 512, 512), cpu, 4, math), "cpu"));
+    CHECK(!plan_default(dense_shape(100, 100, 100), hopper, 4, math).config.uses_tensor_cores);
+    CHECK(chose(plan_default(dense_shape(128, 128, 131072), hopper, 4, math), "gpu_split_k"));
+    // The verbose line names the mode.
+    CHECK_THAT(choice_line(plan_default(dense_shape(4096, 4096, 4096), a100, 4, math), dense_shape(4096, 4096, 4096),
+                           a100, 4, math),
+               MESSAGE_CONTAINS("4096x4096x4096 float-" + std::string(math_mode_name(math)) +
+                                " on NVIDIA H200: "
+                                "tensor_cores 128x128x16 8x16 v4 s2"));
+  }
+}
+
+TEST_CASE("a configuration named for bf16 or fp16 is refused where it cannot run them, before anything is built",
+          "[unit][plan][errors][tensor_cores]") {
+  using tilegemm::MathMode;
+  const auto refusal = [](const KernelDescription& config, const DeviceLimits& device, MathMode math) -> std::string {
+    PlanOptions options;
+    options.math = math;
+    try {
+      plan_product(config, dense_shape(256, 256, 64), device, 4, options);
+    } catch (const tilegemm::Error& e) {
+      return std::to_string(e.code()) + " " + e.what();
+    }
+    return "planned";
+  };
+  const KernelDescription& tensor = describe<tilegemm::TensorCores<64, 64, 16, 32, 32, 2>>;
+  for (MathMode math : {MathMode::bf16, MathMode::fp16}) {
+    INFO(math_mode_name(math));
+    // No tensor cores: the device's refusal, as in every mode.
+    CHECK_THAT(refusal(tensor, h200(), math),
+               CONTAINS_ALL2(std::to_string(CL_INVALID_DEVICE), "needs an NVIDIA GPU of compute capability 8.0"));
+    CHECK(refusal(tensor, h200_with_tensor_cores(), math) == "planned");
+    // Slices 4 deep are too shallow for m16n8k8.
+    CHECK_THAT(refusal(describe<tilegemm::TensorCores<128, 128, 4, 64, 32, 4>>, h200_with_tensor_cores(), math),
+               CONTAINS_ALL3(std::to_string(CL_INVALID_OPERATION),
+                             "has slices 4 deep, and the math mode " + std::string(math_mode_name(math)),
+                             "it needs TSK a multiple of 8"));
+    // wgmma: not with 16-bit operands yet.
+    CHECK_THAT(refusal(describe<tilegemm::WarpgroupMma<128, 128, 32, 3>>, h200_with_tensor_cores(), math),
+               CONTAINS_ALL2(std::to_string(CL_INVALID_OPERATION), "wgmma's 16-bit operands are not reached yet"));
+  }
+  // The ieee mode's refusal names the 16-bit modes among the choices.
+  CHECK_THAT(refusal(tensor, h200_with_tensor_cores(), MathMode::ieee),
+             MESSAGE_CONTAINS("MathMode::tf32, MathMode::bf16 or MathMode::fp16"));
+}
+
 TEST_CASE(
     "the default plan takes wgmma for tf32 and tf32x3 on compute capability 9.0 where C has a 64 x 128 tile for half "
     "the compute units",
@@ -762,7 +849,7 @@ TEST_CASE("AutoConfig's plan is of an entry of the built-in table that serves th
   for (const DeviceLimits& device : devices) {
     for (const GemmShape& s : shapes) {
       for (const std::size_t size : {std::size_t(4), std::size_t(8)}) {
-        for (const MathMode math : {MathMode::ieee, MathMode::tf32x3, MathMode::tf32}) {
+        for (const MathMode math : math_modes) {
           INFO(device.name << " cc " << device.compute_capability << ", " << s.m << "x" << s.n << "x" << s.k << " x"
                            << s.batch << ", scalar " << size << ", " << math_mode_name(math));
           const Plan plan = plan_default(s, device, size, math);

@@ -1,7 +1,8 @@
 // test_tensor_cores: the tensor_cores family and the math modes. Everywhere: the mode's names and TILEGEMM_MATH,
 // ScopedMathMode, and the refusal, before anything is built, on devices without tensor cores. On NVIDIA GPUs of
 // compute capability 8.0 and newer: every mode in float and double, odd shapes, all transposes, offsets, alpha and
-// beta against a double-precision reference, and the accuracy of tf32x3 against the IEEE kernels on the same data.
+// beta against a double-precision reference (in bf16 and fp16 the product of the operands rounded to 16 bits on the
+// host), and the accuracy of tf32x3, bf16 and fp16 against the IEEE kernels on the same data.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -24,6 +25,9 @@ using tilegemm_test::Matrix;
 // small tensor candidate, which the first product on a GPU builds anyway).
 using Small = tilegemm::TensorCores<64, 64, 16, 32, 32, 2>;
 using Large = tilegemm::TensorCores<128, 128, 8, 64, 32, 2>;
+// AutoConfig's large choice in bf16 and fp16: slices of 16-bit pairs, m16n8k16, on the widest warp tiles in lane
+// blocks (FloatLarge takes float slices and m16n8k8 in those modes).
+using SixteenLarge = tilegemm::TensorCores<128, 128, 16, 64, 64, 2>;
 // AutoConfig's large choices on an H200 (gemm/default_plan.hpp): double 4 slices 4 deep (m16n8k4, rows of doubles
 // padded), tf32x3 5 slices 8 deep (rows of floats swizzled).
 using DoubleLarge = tilegemm::TensorCores<128, 128, 4, 64, 32, 4>;
@@ -61,6 +65,25 @@ bool device_has_warpgroup_mma(const cl::CommandQueue& queue) {
 // 3 * 2^-22 of its size (reference.hpp's operand_rounding counts twice what it is given).
 constexpr double tf32_relative_error = 0x1p-11;
 constexpr double tf32x3_relative_error = 1.5 * 0x1p-22;
+// bfloat16 keeps 8 significant bits, half 11: rounding to nearest is off by at most 2^-8 and 2^-11 relative.
+constexpr double bf16_relative_error = 0x1p-8;
+constexpr double fp16_relative_error = 0x1p-11;
+
+bool rounds_to_16_bits(MathMode math) { return tilegemm::detail::sixteen_bit_math(math); }
+
+// `m` with every element rounded to nearest even as the tensor cores receive it in `math` (bf16 or fp16), as float.
+Matrix<float> rounded_to_16_bits(const Matrix<float>& m, MathMode math) {
+  Matrix<float> r(m.rows(), m.cols());
+  for (Eigen::Index i = 0; i < m.size(); ++i) {
+    r.data()[i] = math == MathMode::bf16 ? static_cast<float>(Eigen::bfloat16(m.data()[i]))
+                                         : static_cast<float>(Eigen::half(m.data()[i]));
+  }
+  return r;
+}
+template <class Scalar>
+Matrix<Scalar> rounded_to_16_bits(const Matrix<Scalar>& m, MathMode) {
+  return m;  // double products are the same in every mode
+}
 
 struct Shape {
   int m, n, k;
@@ -91,7 +114,10 @@ struct Stored {
 };
 
 // C = alpha * op(A) * op(B) + beta * C through tilegemm::gemm<Scalar, Config> in `math`, checked against the
-// reference (with TF32's rounding of the operands in that mode) and C's surroundings untouched.
+// reference (with TF32's rounding of the operands in that mode; in bf16 and fp16 the reference of the operands
+// rounded to 16 bits, with FP32's bound alone, (K + 2) 2^-23 of sum |a| |b|, where a named configuration rounds
+// every term; AutoConfig may multiply strips past its tiled corner in IEEE FP32, so there the plain reference with
+// the 16-bit rounding of the operands) and C's surroundings untouched.
 template <class Config, class Scalar>
 void check_product(const cl::CommandQueue& queue, MathMode math, bool trans_a, bool trans_b, Shape s, Scalar alpha,
                    Scalar beta) {
@@ -123,10 +149,17 @@ void check_product(const cl::CommandQueue& queue, MathMode math, bool trans_a, b
       got(i, j) = result[c.offset + i + static_cast<std::size_t>(j) * c.ld];
       result[c.offset + i + static_cast<std::size_t>(j) * c.ld] = sentinel;
     }
-  const double rounding = std::is_same_v<Scalar, double> || math == MathMode::ieee ? 0
-                          : math == MathMode::tf32                                 ? tf32_relative_error
-                                                                                   : tf32x3_relative_error;
-  CHECK(tilegemm_test::compare_with_reference<Scalar>(got, alpha, op_a, op_b, beta, c0, rounding) == "");
+  const bool in_float = std::is_same_v<Scalar, float>;
+  if (in_float && rounds_to_16_bits(math) && !std::is_same_v<Config, tilegemm::AutoConfig>) {
+    CHECK(tilegemm_test::compare_with_reference<Scalar>(got, alpha, rounded_to_16_bits(op_a, math),
+                                                        rounded_to_16_bits(op_b, math), beta, c0) == "");
+  } else {
+    const double rounding = !in_float || math == MathMode::ieee                ? 0
+                            : math == MathMode::tf32 || math == MathMode::fp16 ? tf32_relative_error
+                            : math == MathMode::bf16                           ? bf16_relative_error
+                                                                               : tf32x3_relative_error;
+    CHECK(tilegemm_test::compare_with_reference<Scalar>(got, alpha, op_a, op_b, beta, c0, rounding) == "");
+  }
   CHECK(std::count(result.begin(), result.end(), sentinel) == static_cast<long>(result.size()));
 }
 
@@ -219,6 +252,8 @@ TEST_CASE("tensor_cores is refused where there are no tensor cores, and runs whe
   }
   check_product<Small, double>(queue, MathMode::ieee, false, false, {130, 70, 50}, 1.0, 0.0);
   check_product<Small, float>(queue, MathMode::tf32x3, true, false, {70, 130, 50}, 1.0f, 0.0f);
+  check_product<Small, float>(queue, MathMode::bf16, false, true, {70, 130, 50}, 1.0f, 0.0f);
+  check_product<Small, float>(queue, MathMode::fp16, true, true, {70, 130, 50}, 1.0f, 0.0f);
   // In the ieee mode float stays off the tensor cores: a configuration of the family is refused, saying so.
   try {
     check_product<Small, float>(queue, MathMode::ieee, false, false, {8, 8, 8}, 1.0f, 0.0f);
@@ -253,6 +288,22 @@ TENSOR_CORES_CASE(FloatOdd, "tensor_cores 96x96x16 6x12 v4 s3 float tf32x3, ever
 TENSOR_CORES_CASE(FloatOdd, "tensor_cores 96x96x16 6x12 v4 s3 float tf32, every shape and transpose", float,
                   MathMode::tf32)
 TENSOR_CORES_CASE(DoubleOdd, "tensor_cores 96x96x4 6x6 v4 s4 double, every shape and transpose", double, MathMode::ieee)
+// Float on operands rounded to 16 bits: m16n8k16 (slices of 16) and m16n8k8 (slices of 8), fragments read an element at
+// a time (FloatOdd: 48 x 48 warps) and in lane blocks (the others).
+TENSOR_CORES_CASE(Small, "tensor_cores 64x64x16 4x8 v4 s2 float bf16, every shape and transpose", float, MathMode::bf16)
+TENSOR_CORES_CASE(Small, "tensor_cores 64x64x16 4x8 v4 s2 float fp16, every shape and transpose", float, MathMode::fp16)
+TENSOR_CORES_CASE(Large, "tensor_cores 128x128x8 8x8 v4 s2 float bf16, every shape and transpose", float,
+                  MathMode::bf16)
+TENSOR_CORES_CASE(FloatLarge, "tensor_cores 128x128x8 8x16 v4 s5 float bf16, every shape and transpose", float,
+                  MathMode::bf16)
+TENSOR_CORES_CASE(FloatLarge, "tensor_cores 128x128x8 8x16 v4 s5 float fp16, every shape and transpose", float,
+                  MathMode::fp16)
+TENSOR_CORES_CASE(FloatOdd, "tensor_cores 96x96x16 6x12 v4 s3 float bf16, every shape and transpose", float,
+                  MathMode::bf16)
+TENSOR_CORES_CASE(SixteenLarge, "tensor_cores 128x128x16 8x16 v4 s2 float bf16, every shape and transpose", float,
+                  MathMode::bf16)
+TENSOR_CORES_CASE(SixteenLarge, "tensor_cores 128x128x16 8x16 v4 s2 float fp16, every shape and transpose", float,
+                  MathMode::fp16)
 
 // The warpgroup_mma family: refused with a sentence saying why where there is no wgmma, in double and in the ieee
 // mode (nothing built); every shape and transpose, in tf32 and tf32x3, where there is.
@@ -338,7 +389,7 @@ TEST_CASE("the double path of compute capability 8.x (m8n8k4), on a newer GPU de
 TEST_CASE("AutoConfig takes the tensor cores in each mode where they run, with a tiled corner past the tiles",
           "[tensor_cores][gpu]") {
   const cl::CommandQueue queue = tilegemm::default_queue();
-  for (MathMode math : {MathMode::ieee, MathMode::tf32x3, MathMode::tf32}) {
+  for (MathMode math : tilegemm::detail::math_modes) {
     check_product<tilegemm::AutoConfig, float>(queue, math, false, false, {1025, 1025, 100}, 1.0f, 0.0f);
     check_product<tilegemm::AutoConfig, float>(queue, math, true, true, {300, 520, 301}, -1.5f, 0.5f);
     check_product<tilegemm::AutoConfig, double>(queue, math, true, false, {1030, 1029, 77}, 0.75, -2.0);
@@ -350,14 +401,16 @@ TEST_CASE("AutoConfig takes the tensor cores in each mode where they run, with a
   }
 }
 
-TEST_CASE("tf32x3 is as accurate as the IEEE kernels, K from 16 to 65536, uniform and wide-range data",
-          "[tensor_cores][gpu][accuracy]") {
+TEST_CASE(
+    "tf32x3 is as accurate as the IEEE kernels, bf16 and fp16 within their rounding, K from 16 to 65536, "
+    "uniform and wide-range data",
+    "[tensor_cores][gpu][accuracy]") {
   if (!device_has_tensor_cores(tilegemm::default_queue())) return;
   // Where there is wgmma (compute capability 9.0), the warpgroup_mma family's tf32x3 too (AutoConfig's
   // configurations: slices 16 deep, summed on the tensor cores two at a time, and 32 deep, one at a time).
   const bool wgmma = device_has_warpgroup_mma(tilegemm::default_queue());
-  std::printf("%-8s %-8s %12s %12s %12s %12s %12s %12s %12s\n", "data", "K", "ieee", "tf32x3", "tf32", "tf32x3/ieee",
-              "wgmma tf32x3", "wgmma/ieee", "deep/ieee");
+  std::printf("%-8s %-8s %12s %12s %12s %12s %12s %12s %12s %12s %12s\n", "data", "K", "ieee", "tf32x3", "tf32",
+              "tf32x3/ieee", "wgmma tf32x3", "wgmma/ieee", "deep/ieee", "bf16", "fp16");
   for (bool wide : {false, true}) {
     for (int k : {16, 128, 256, 4096, 65536}) {
       const int m = 64, n = 64;
@@ -370,8 +423,12 @@ TEST_CASE("tf32x3 is as accurate as the IEEE kernels, K from 16 to 65536, unifor
       const double warpgroup =
           wgmma ? scaled_error(float_product<WarpgroupSmallSplit>(a, b, MathMode::tf32x3), ad, bd) : 0;
       const double deep = wgmma ? scaled_error(float_product<WarpgroupDeepSplit>(a, b, MathMode::tf32x3), ad, bd) : 0;
-      std::printf("%-8s %-8d %12.3g %12.3g %12.3g %12.2f %12.3g %12.2f %12.2f\n", wide ? "2^+-20" : "uniform", k, ieee,
-                  tf32x3, tf32, tf32x3 / ieee, warpgroup, warpgroup / ieee, deep / ieee);
+      // bf16 has float's range; half's ends at 65504, which the wide data passes (infinities there).
+      const double bf16 = scaled_error(float_product<Small>(a, b, MathMode::bf16), ad, bd);
+      const double fp16 = wide ? 0 : scaled_error(float_product<Small>(a, b, MathMode::fp16), ad, bd);
+      std::printf("%-8s %-8d %12.3g %12.3g %12.3g %12.2f %12.3g %12.2f %12.2f %12.3g %12.3g\n",
+                  wide ? "2^+-20" : "uniform", k, ieee, tf32x3, tf32, tf32x3 / ieee, warpgroup, warpgroup / ieee,
+                  deep / ieee, bf16, fp16);
       INFO((wide ? "wide-range" : "uniform")
            << " data, K = " << k << ": scaled errors ieee " << ieee << ", tf32x3 " << tf32x3 << ", tf32 " << tf32
            << ", wgmma tf32x3 " << warpgroup << ", deep " << deep);
@@ -380,6 +437,11 @@ TEST_CASE("tf32x3 is as accurate as the IEEE kernels, K from 16 to 65536, unifor
       CHECK(deep <= 2 * ieee);
       CHECK(tf32 <= (k + 2) * 0x1p-24 + 2 * tf32_relative_error);  // TF32's rounding of both operands, then FP32 sums
       CHECK(tf32 > tf32x3);                                        // the mode did take effect
+      // Each product of operands rounded to 16 bits off by at most 2u + u^2 of its size, then FP32 sums.
+      CHECK(bf16 <= (k + 2) * 0x1p-23 + 2.01 * bf16_relative_error);
+      CHECK(fp16 <= (k + 2) * 0x1p-23 + 2.01 * fp16_relative_error);
+      CHECK(bf16 > tf32);  // 8 significant bits against 11: the mode did take effect
+      if (!wide) CHECK(fp16 < bf16);
     }
   }
 }

@@ -61,7 +61,8 @@ inline std::string unfit_reason(const KernelDescription& c, const DeviceLimits& 
 
 inline double tolerance_for(std::size_t scalar_size, MathMode math) {
   if (scalar_size == sizeof(double)) return 1e-11;
-  return math == MathMode::tf32 ? 5e-3 : 1e-5;
+  // TF32 and half keep 11 significant bits, bfloat16 8.
+  return math == MathMode::tf32 || math == MathMode::fp16 ? 5e-3 : math == MathMode::bf16 ? 4e-2 : 1e-5;
 }
 
 inline std::string ms_text(double ms) {

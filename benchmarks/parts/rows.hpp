@@ -25,7 +25,7 @@ inline constexpr Listed listed = {Config::family, Config::shape, Math};
 
 // The benchmark's own configurations, besides the table's: the SGEMM tutorial's kernels and other tiles of each family.
 // clang-format off
-inline constexpr std::array<Listed, 27> own_configurations = {{
+inline constexpr std::array<Listed, 31> own_configurations = {{
     listed<tilegemm::Naive<16, 16>>,                        // tutorial kernel 1
     listed<tilegemm::LocalTiles<16>>,                       // 2
     listed<tilegemm::MoreWorkPerThread<32, 8>>,             // 3
@@ -45,6 +45,11 @@ inline constexpr std::array<Listed, 27> own_configurations = {{
     listed<tilegemm::TensorCores<128, 128, 16, 64, 64, 2>, MathMode::tf32x3>,
     listed<tilegemm::TensorCores<128, 128, 8, 64, 64, 5>, MathMode::tf32>,
     listed<tilegemm::TensorCores<256, 128, 8, 64, 64, 3>, MathMode::tf32>,
+    // Float on operands rounded to 16 bits (mma.sync m16n8k16, m16n8k8 for slices 8 deep): other tiles than the table's.
+    listed<tilegemm::TensorCores<128, 128, 8, 64, 64, 5>, MathMode::bf16>,
+    listed<tilegemm::TensorCores<128, 128, 8, 64, 64, 4>, MathMode::bf16>,
+    listed<tilegemm::TensorCores<128, 64, 16, 64, 32, 3>, MathMode::bf16>,
+    listed<tilegemm::TensorCores<64, 64, 32, 32, 32, 2>, MathMode::bf16>,
     // The copy engine's double (compute capability 9.0).
     listed<tilegemm::BulkTensorCores<128, 128, 16, 64, 32, 4>>,
     listed<tilegemm::BulkTensorCores<128, 128, 16, 64, 32, 3>>,
@@ -89,7 +94,7 @@ inline std::vector<RowConfig> benchmark_rows(bool is_double) {
     if (config && has_row(*config, own.math, is_double)) ranked.push_back({rank_of(own.family), {config, own.math}});
   }
   for (const BuiltinConfig& entry : builtin_configs) {
-    for (MathMode math : {MathMode::ieee, MathMode::tf32x3, MathMode::tf32}) {
+    for (MathMode math : tilegemm::detail::math_modes) {
       // The modes it serves; and ieee in both precisions off the tensor cores, as the benchmark's own.
       const bool timed = serves(entry, is_double, math) || (math == MathMode::ieee && !entry.config.uses_tensor_cores);
       if (timed && has_row(entry.config, math, is_double)) {
@@ -97,7 +102,7 @@ inline std::vector<RowConfig> benchmark_rows(bool is_double) {
       }
     }
   }
-  for (MathMode math : {MathMode::ieee, MathMode::tf32x3, MathMode::tf32}) {
+  for (MathMode math : tilegemm::detail::math_modes) {
     if (!is_double || math == MathMode::ieee) ranked.push_back({auto_rank, {std::nullopt, math}});
   }
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

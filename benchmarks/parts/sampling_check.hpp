@@ -27,6 +27,9 @@ constexpr double error_limit() {
 }
 // The same for float products on operands rounded to TF32 (2^-11 each): products off by up to 2^-10, then FP32 sums.
 inline constexpr double tf32_error_limit = 4e-3;
+// Operands rounded to half (2^-11 each, as TF32) or to bfloat16 (2^-8 each: products off by up to 2^-7).
+inline constexpr double fp16_error_limit = tf32_error_limit;
+inline constexpr double bf16_error_limit = 3e-2;
 
 // Row i of op(A) and column j of op(B), in double.
 template <class Scalar>

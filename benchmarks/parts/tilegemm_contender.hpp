@@ -48,6 +48,8 @@ Contender<Scalar> tilegemm_contender(const tilegemm::detail::KernelDescription* 
     });
   };
   if (std::is_same_v<Scalar, float> && math == tilegemm::MathMode::tf32) contender.error_limit = tf32_error_limit;
+  if (std::is_same_v<Scalar, float> && math == tilegemm::MathMode::fp16) contender.error_limit = fp16_error_limit;
+  if (std::is_same_v<Scalar, float> && math == tilegemm::MathMode::bf16) contender.error_limit = bf16_error_limit;
   contender.product.finish = [device] { detail::require_cl(device.queue.finish(), "clFinish"); };
   contender.read_result = [device](HostMatrix<Scalar>& c) { download_result(device, c); };
   return contender;

@@ -20,6 +20,11 @@ TEST_CASE("math modes have names, which TILEGEMM_MATH takes", "[unit][tensor_cor
   CHECK(parse_math_mode("ieee") == MathMode::ieee);
   CHECK(parse_math_mode("tf32x3") == MathMode::tf32x3);
   CHECK(parse_math_mode("tf32") == MathMode::tf32);
+  CHECK(parse_math_mode("bf16") == MathMode::bf16);
+  CHECK(parse_math_mode("fp16") == MathMode::fp16);
+  CHECK(!parse_math_mode("BF16").has_value());
+  CHECK(!parse_math_mode("f16").has_value());
+  CHECK(!parse_math_mode("half").has_value());
   CHECK(!parse_math_mode("TF32").has_value());
   CHECK(!parse_math_mode("fp32").has_value());
   CHECK(!parse_math_mode("").has_value());
@@ -27,6 +32,13 @@ TEST_CASE("math modes have names, which TILEGEMM_MATH takes", "[unit][tensor_cor
   CHECK(math_mode_from_environment("") == MathMode::ieee);
   CHECK(math_mode_from_environment("tf32x3") == MathMode::tf32x3);
   CHECK(math_mode_from_environment("tf32") == MathMode::tf32);
+  CHECK(math_mode_from_environment("bf16") == MathMode::bf16);
+  CHECK(math_mode_from_environment("fp16") == MathMode::fp16);
+  // Every mode's name is taken back, and only the 16-bit ones round operands to 16 bits.
+  for (MathMode mode : tilegemm::detail::math_modes) {
+    CHECK(parse_math_mode(tilegemm::detail::math_mode_name(mode)) == mode);
+    CHECK(tilegemm::detail::sixteen_bit_math(mode) == (mode == MathMode::bf16 || mode == MathMode::fp16));
+  }
   try {
     math_mode_from_environment("tf32x2");
     FAIL("TILEGEMM_MATH=tf32x2 was taken");
@@ -34,6 +46,7 @@ TEST_CASE("math modes have names, which TILEGEMM_MATH takes", "[unit][tensor_cor
     CHECK(e.code() == CL_INVALID_VALUE);
     CHECK(std::string(e.what()).find("TILEGEMM_MATH is \"tf32x2\"") != std::string::npos);
     CHECK(std::string(e.what()).find("expected ieee") != std::string::npos);
+    CHECK_THAT(std::string(e.what()), CONTAINS_ALL2("bf16 or fp16", "operands rounded to bfloat16 or half"));
   }
 }
 

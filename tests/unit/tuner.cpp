@@ -332,7 +332,7 @@ TEST_CASE("the benchmark's rows hold every entry of the built-in table in every 
   for (const bool is_double : {false, true}) {
     const std::vector<bench::RowConfig> rows = bench::benchmark_rows(is_double);
     for (const BuiltinConfig& entry : builtin_configs) {
-      for (const MathMode math : {MathMode::ieee, MathMode::tf32x3, MathMode::tf32}) {
+      for (const MathMode math : tilegemm::detail::math_modes) {
         if (!serves(entry, is_double, math) || (is_double && math != MathMode::ieee)) continue;
         INFO(entry.name << ": " << entry.config.name() << ", " << (is_double ? "double " : "float ")
                         << math_mode_name(math));
@@ -351,6 +351,8 @@ TEST_CASE("the benchmark's rows hold every entry of the built-in table in every 
   for (const bench::RowConfig& r : bench::benchmark_rows(false)) labels.push_back(r.label());
   for (const std::string& label :
        {std::string("default (auto)"), std::string("default (auto) tf32x3"), std::string("default (auto) tf32"),
+        std::string("default (auto) bf16"), std::string("default (auto) fp16"),
+        describe<tilegemm::TensorCores<128, 128, 16, 64, 64, 2>>.name() + " bf16",
         describe<tilegemm::Naive<16, 16>>.name(), describe<tilegemm::Prefetch<128, 128, 8, 8, 8, 4>>.name(),
         describe<tilegemm::WarpgroupMma<64, 128, 32, 4>>.name() + " tf32"}) {
     INFO(label);

@@ -30,8 +30,9 @@ inline std::string level_text(tilegemm::detail::DeviceLevel level) {
 inline std::string serves_text(unsigned serves) {
   using namespace tilegemm::detail;
   std::string text;
-  for (const auto& [bit, word] : {std::pair{float_ieee, "float"}, std::pair{float_tf32x3, "float-tf32x3"},
-                                  std::pair{float_tf32, "float-tf32"}, std::pair{in_double, "double"}}) {
+  for (const auto& [bit, word] :
+       {std::pair{float_ieee, "float"}, std::pair{float_tf32x3, "float-tf32x3"}, std::pair{float_tf32, "float-tf32"},
+        std::pair{float_bf16, "float-bf16"}, std::pair{float_fp16, "float-fp16"}, std::pair{in_double, "double"}}) {
     if ((serves & bit) != 0) text += (text.empty() ? "" : ",") + std::string(word);
   }
   return text;

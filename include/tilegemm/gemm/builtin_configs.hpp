@@ -26,15 +26,19 @@ enum class DeviceLevel {
   bulk_tensor_cores,  // 9.0 and newer: the copy engine
 };
 
-// The products an entry serves, as a set: float in each math mode, and double (whose product is the same in every
-// mode). The benchmark times an entry in each.
+// The products an entry serves, as a set: float in each math mode (bf16 and fp16 on mma.sync only, for now), and double
+// (whose product is the same in every mode). The benchmark times an entry in each.
 enum Serves : unsigned {
   float_ieee = 1U << 0,
   float_tf32x3 = 1U << 1,
   float_tf32 = 1U << 2,
   in_double = 1U << 3,
+  float_bf16 = 1U << 4,
+  float_fp16 = 1U << 5,
   ieee_both = float_ieee | in_double,
   tf32_both = float_tf32x3 | float_tf32,
+  sixteen_bits = float_bf16 | float_fp16,
+  tensor_float = tf32_both | sixteen_bits,
 };
 
 // What the GPU model (default_plan.hpp's estimated_time) knows of one of its candidates in one precision, measured on
@@ -60,7 +64,7 @@ struct BuiltinConfig {
 
 // The table. Every entry's measurements are in docs/configurations.md.
 // clang-format off
-inline constexpr std::array<BuiltinConfig, 25> builtin_configs = {{
+inline constexpr std::array<BuiltinConfig, 26> builtin_configs = {{
     // Whole C in tiles, chosen per shape by the GPU model; 64 x 128 needs more than 48 KiB of local memory in double.
     {"gpu_128x128", DeviceLevel::gpus, ieee_both, describe<Prefetch<128, 128, 8, 8, 8, 4>>,
      GpuModel{ModelFigures{2, 47.0}, ModelFigures{1, 19.8}, true}},
@@ -85,9 +89,10 @@ inline constexpr std::array<BuiltinConfig, 25> builtin_configs = {{
     {"single_item", DeviceLevel::any_device, ieee_both, describe<Naive<1, 1>>, std::nullopt},
     // mma.sync: large tiles where C has one per compute unit, else small; odd: C just past a multiple of the tiles.
     {"tensor_float_large", DeviceLevel::tensor_cores, float_tf32x3, describe<TensorCores<128, 128, 8, 64, 64, 5>>, std::nullopt},
+    {"tensor_16bit_large", DeviceLevel::tensor_cores, sixteen_bits, describe<TensorCores<128, 128, 16, 64, 64, 2>>, std::nullopt},
     {"tensor_tf32_large", DeviceLevel::tensor_cores, float_tf32, describe<TensorCores<128, 128, 8, 64, 64, 4>>, std::nullopt},
-    {"tensor_float_small", DeviceLevel::tensor_cores, tf32_both, describe<TensorCores<64, 64, 16, 32, 32, 3>>, std::nullopt},
-    {"tensor_float_odd", DeviceLevel::tensor_cores, tf32_both, describe<TensorCores<96, 96, 16, 48, 48, 3>>, std::nullopt},
+    {"tensor_float_small", DeviceLevel::tensor_cores, tensor_float, describe<TensorCores<64, 64, 16, 32, 32, 3>>, std::nullopt},
+    {"tensor_float_odd", DeviceLevel::tensor_cores, tensor_float, describe<TensorCores<96, 96, 16, 48, 48, 3>>, std::nullopt},
     {"tensor_double_large", DeviceLevel::tensor_cores, in_double, describe<TensorCores<128, 128, 4, 64, 32, 4>>, std::nullopt},
     {"tensor_double_small", DeviceLevel::tensor_cores, in_double, describe<TensorCores<64, 64, 8, 32, 32, 4>>, std::nullopt},
     {"tensor_double_odd", DeviceLevel::tensor_cores, in_double, describe<TensorCores<96, 96, 4, 48, 24, 4>>, std::nullopt},
@@ -128,7 +133,11 @@ static_assert(builtin_configs_valid(),
 // Whether the entry serves float products in `math`, or double.
 constexpr bool serves(const BuiltinConfig& entry, bool is_double, MathMode math) {
   if (is_double) return (entry.serves & in_double) != 0;
-  const unsigned mode = math == MathMode::tf32x3 ? float_tf32x3 : math == MathMode::tf32 ? float_tf32 : float_ieee;
+  const unsigned mode = math == MathMode::tf32x3 ? float_tf32x3
+                        : math == MathMode::tf32 ? float_tf32
+                        : math == MathMode::bf16 ? float_bf16
+                        : math == MathMode::fp16 ? float_fp16
+                                                 : float_ieee;
   return (entry.serves & mode) != 0;
 }
 

@@ -133,7 +133,8 @@ inline void odd_sizes_whole(Plan& plan, const GemmShape& s, const DeviceLimits& 
   }
 }
 
-// Float products in the tf32 and tf32x3 modes on wgmma (kernels/warpgroup_mma.hpp), where the device has it and C
+// Float products in the tf32 and tf32x3 modes on wgmma (kernels/warpgroup_mma.hpp; it refuses bf16 and fp16, which
+// stay on mma.sync for now), where the device has it and C
 // has a 64 x 128 tile for at least half the compute units. tf32x3 takes the tiled corner rule of the other
 // configurations, the thin strips past it multiplied by extra work-groups of the same launch; tf32 all of C in tiles
 // (the packed copies are padded; its products are short enough that the strips' SIMT arithmetic would cost more).
@@ -197,6 +198,7 @@ inline std::optional<Plan> plan_tensor_cores(const GemmShape& s, const DeviceLim
   if (std::optional<Plan> plan = plan_bulk_tensor_cores(s, device, scalar_size)) return plan;
   const bool is_double = scalar_size == sizeof(double);
   const KernelDescription& large = builtin(is_double                ? "tensor_double_large"
+                                           : sixteen_bit_math(math) ? "tensor_16bit_large"
                                            : math == MathMode::tf32 ? "tensor_tf32_large"
                                                                     : "tensor_float_large")
                                        .config;

@@ -99,11 +99,17 @@ inline constexpr auto mma_text =
     define_line<static_cast<int>(MmaKind::tf32x3)>("MMA_TF32X3") +
     define_line<static_cast<int>(MmaKind::tf32)>("MMA_TF32") +
     define_line<static_cast<int>(MmaKind::fp64_sm80)>("MMA_FP64_SM80") +
-    define_line<static_cast<int>(MmaKind::fp64_sm90)>("MMA_FP64_SM90") + define_line<static_cast<int>(Kind)>("MMA");
+    define_line<static_cast<int>(MmaKind::fp64_sm90)>("MMA_FP64_SM90") +
+    define_line<static_cast<int>(MmaKind::bf16)>("MMA_BF16") +
+    define_line<static_cast<int>(MmaKind::fp16)>("MMA_FP16") + define_line<static_cast<int>(Kind)>("MMA");
 inline TextPiece mma_piece(MmaKind kind) {
-  static constexpr std::array<TextPiece, 5> kinds = {
-      TextPiece{}, piece_of<mma_text<MmaKind::tf32x3>>(), piece_of<mma_text<MmaKind::tf32>>(),
-      piece_of<mma_text<MmaKind::fp64_sm80>>(), piece_of<mma_text<MmaKind::fp64_sm90>>()};
+  static constexpr std::array<TextPiece, 7> kinds = {TextPiece{},
+                                                     piece_of<mma_text<MmaKind::tf32x3>>(),
+                                                     piece_of<mma_text<MmaKind::tf32>>(),
+                                                     piece_of<mma_text<MmaKind::fp64_sm80>>(),
+                                                     piece_of<mma_text<MmaKind::fp64_sm90>>(),
+                                                     piece_of<mma_text<MmaKind::bf16>>(),
+                                                     piece_of<mma_text<MmaKind::fp16>>()};
   return kinds[static_cast<std::size_t>(kind)];
 }
 

@@ -1,5 +1,5 @@
 // kernels/tensor_cores: the tensor-core family, warps multiplying 16 x 8 tiles of C with mma.sync (inline PTX) on
-// NVIDIA GPUs of compute capability 8.0 and newer: FP64 for double, 3xTF32 or TF32 for float.
+// NVIDIA GPUs of compute capability 8.0 and newer: FP64 for double, 3xTF32, TF32, BF16 or FP16 for float.
 #pragma once
 
 #include <cstddef>
@@ -41,14 +41,29 @@ inline constexpr char tensor_cores_warps_source[] = R"CLC(
 #endif
 #define TILES_M (WM / 16)
 #define TILES_N (WN / 8)
+#define FLOAT_MMA (MMA == MMA_TF32X3 || MMA == MMA_TF32 || MMA == MMA_BF16 || MMA == MMA_FP16)
+#define SIXTEEN_BIT_MMA (MMA == MMA_BF16 || MMA == MMA_FP16)  // float slices, 16-bit fragments
+#if SIXTEEN_BIT_MMA && TSK % 8 != 0
+#error "tensor_cores: the 16-bit products (m16n8k8, m16n8k16) need TSK a multiple of 8"
+#endif
 #if MMA == MMA_FP64_SM80 || TSK % 8 != 0
 #define MMA_K 4  // on 8.x: two m8n8k4 for each 16 x 8 tile
-#elif MMA == MMA_FP64_SM90 && TSK % 16 == 0
+#elif (MMA == MMA_FP64_SM90 || SIXTEEN_BIT_MMA) && TSK % 16 == 0
 #define MMA_K 16
 #else
 #define MMA_K 8
 #endif
+// 16-bit products on slices a multiple of 16 deep hold pairs: each row of a slice in local memory is a pair of rows of
+// k (2r and 2r + 1), as 32-bit words of two 16-bit values, which the work-items round once as they store the slice
+// (not cp.async: the floats pass through registers); so a step of 16 of k is 8 rows, and a lane's A(g, t), A(g + 8, t),
+// A(g, t + 4), A(g + 8, t + 4) and B(t, g), B(t + 4, g) of them are the registers of m16n8k16 as they are.
+#define SIXTEEN_BIT_PAIRS (SIXTEEN_BIT_MMA && TSK % 16 == 0)
+#if SIXTEEN_BIT_PAIRS
+#define QUADS 2
+#else
 #define QUADS (MMA_K / 4)  // groups of 4 steps of k in one product
+#endif
+#define ROWS_K (SIXTEEN_BIT_PAIRS ? TSK / 2 : TSK)  // rows of a slice in local memory
 // Lane blocks (float): the rows and columns of a warp's tiles are taken in an order where each lane's elements of a
 // row of a slice lie side by side, LANE_A of A from column LANE_A g on and LANE_B of B from LANE_B g on, so that one
 // 16-byte read brings 4 of them: row 8 h + g of the warp's tile i of 16 x 8 is its row LANE_A g + 2 i + h, column g
@@ -57,11 +72,11 @@ inline constexpr char tensor_cores_warps_source[] = R"CLC(
 #define LANE_A (2 * TILES_M)
 #define LANE_B TILES_N
 #define LANE_FITS(L) ((L) == 4 || (L) == 8 || (L) == 16)
-#define LANE_BLOCKS ((MMA == MMA_TF32X3 || MMA == MMA_TF32) && LANE_FITS(LANE_A) && LANE_FITS(LANE_B))
+#define LANE_BLOCKS (FLOAT_MMA && LANE_FITS(LANE_A) && LANE_FITS(LANE_B))
 #define DOUBLE_ROWS (sizeof(real) == 8)  // padded rows (double) rather than swizzled ones (float)
 #define ROW_A (TSM + (DOUBLE_ROWS ? ROW_PAD_DOUBLE : 0))
 #define ROW_B (TSN + (DOUBLE_ROWS ? ROW_PAD_DOUBLE : 0))
-#define SLICE_ELEMENTS (TSK * (ROW_A + ROW_B))
+#define SLICE_ELEMENTS (ROWS_K * (ROW_A + ROW_B))
 // The rows and slices above in double, the most they take (the preprocessor has no sizeof), against the host's count.
 #if STAGES * TSK * ((TSM + ROW_PAD_DOUBLE) + (TSN + ROW_PAD_DOUBLE)) > LOCAL_ELEMENTS
 #error "tensor_cores: STAGES slices of A and B take more local memory than the host counts (LOCAL_ELEMENTS)"
@@ -305,7 +320,7 @@ inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS
 
 )CLC";
 inline constexpr char tensor_cores_fp64_multiply_source[] = R"CLC(
-#if MMA != MMA_TF32X3 && MMA != MMA_TF32
+#if MMA == MMA_FP64_SM80 || MMA == MMA_FP64_SM90
 // acc += a * b for one step of k, every tile of the warp (low_products is tf32x3's).
 inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS], real acc[TILES_M][TILES_N][4],
                                const bool low_products) {
@@ -314,6 +329,158 @@ inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS
 #pragma unroll
     for (int j = 0; j < TILES_N; ++j) mma_fp64(acc[i][j], a[i], b[j]);
 }
+#endif
+
+)CLC";
+
+// A step's products on operands rounded to 16 bits (bf16 or fp16, float only).
+inline constexpr char tensor_cores_sixteen_bit_source[] = R"CLC(
+#if SIXTEEN_BIT_MMA
+// Two floats as one register of 16-bit values, `low` in the low half, each rounded to nearest even (NaN kept,
+// infinities kept, in fp16 magnitudes past 65504 infinite): one cvt for the pair.
+inline uint pack_16_bits(const float low, const float high) {
+  uint packed;
+#if MMA == MMA_BF16
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(high), "f"(low));
+#else
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(high), "f"(low));
+#endif
+  return packed;
+}
+
+// d += a * b on one 16 x 8 tile, MMA_K deep, from fragments of 16-bit pairs (PTX's layout for m16n8k16: A's registers
+// hold rows g, g + 8, g, g + 8 at columns 2t and 2t + 1, then 2t + 8 and 2t + 9; B's rows 2t, 2t + 1, then 2t + 8,
+// 2t + 9, of column g; m16n8k8 the first two of A and the first of B).
+inline void mma_16_bits(float* d, const uint* a, const uint* b) {
+#if MMA_K == 16 && MMA == MMA_BF16
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#elif MMA_K == 16
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#elif MMA == MMA_BF16
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(b[0]));
+#else
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(b[0]));
+#endif
+}
+
+// acc += a * b for one step of k, every tile of the warp, the operands rounded to 16 bits as the fragments are
+// formed (low_products is tf32x3's). The lane holds A and B at k + 4 q + t of the slice (load_fragments); taken as
+// PTX's k = 2t + q % 2 + 8 (q / 2), the same order for A and B (a sum in any order of k is the product), the pairs
+// of a register are quads 2r and 2r + 1: a[i][4r + h] and a[i][4r + 2 + h] (row g + 8h), b[j][2r] and b[j][2r + 1].
+// The products sum in the tensor cores' FP32 accumulators.
+inline void multiply_fragments(real a[TILES_M][2 * QUADS], real b[TILES_N][QUADS], real acc[TILES_M][TILES_N][4],
+                               const bool low_products) {
+  uint a16[TILES_M][4];  // QUADS of them taken (the registers of m16n8k16 or of m16n8k8)
+  uint b16[TILES_N][2];
+#pragma unroll
+  for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+    for (int r = 0; r < QUADS / 2; ++r) {
+      a16[i][2 * r] = pack_16_bits(a[i][4 * r], a[i][4 * r + 2]);
+      a16[i][2 * r + 1] = pack_16_bits(a[i][4 * r + 1], a[i][4 * r + 3]);
+    }
+#pragma unroll
+  for (int j = 0; j < TILES_N; ++j)
+#pragma unroll
+    for (int r = 0; r < QUADS / 2; ++r) b16[j][r] = pack_16_bits(b[j][2 * r], b[j][2 * r + 1]);
+#pragma unroll
+  for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+    for (int j = 0; j < TILES_N; ++j) mma_16_bits(acc[i][j], a16[i], b16[j]);
+}
+
+#if SIXTEEN_BIT_PAIRS
+// Slices of pairs (see SIXTEEN_BIT_PAIRS): a slice's TSK rows of A and of B are TSK / 2 rows of pairs, each 16 bytes
+// of them (4 pairs, 4 columns) read by a work-item as two float4 of rows 2r and 2r + 1 and stored as one uint4.
+#define PAIR_PIECES_A ((ROWS_K * TSM / 4 + THREADS - 1) / THREADS)  // per work-item, at most
+#define PAIR_PIECES_B ((ROWS_K * TSN / 4 + THREADS - 1) / THREADS)
+#define PAIR_ALL_A ((ROWS_K * TSM / 4) % THREADS == 0)
+#define PAIR_ALL_B ((ROWS_K * TSN / 4) % THREADS == 0)
+
+// Reads the work-item's floats of the slice at k0 into registers (neighbouring work-items read neighbouring 16 bytes).
+inline void load_pairs(float4 staged_a[PAIR_PIECES_A][2], float4 staged_b[PAIR_PIECES_B][2], __global const real* a,
+                       const int lda, __global const real* b, const int ldb, const int k0, const int tid) {
+#pragma unroll
+  for (int l = 0; l < PAIR_PIECES_A; ++l) {
+    const int e = l * THREADS + tid;
+    const int r = e / (TSM / 4), m = e % (TSM / 4) * 4;
+    if (PAIR_ALL_A || r < ROWS_K) {
+      staged_a[l][0] = *(__global const float4*)(a + (k0 + 2 * r) * lda + m);
+      staged_a[l][1] = *(__global const float4*)(a + (k0 + 2 * r + 1) * lda + m);
+    }
+  }
+#pragma unroll
+  for (int l = 0; l < PAIR_PIECES_B; ++l) {
+    const int e = l * THREADS + tid;
+    const int r = e / (TSN / 4), n = e % (TSN / 4) * 4;
+    if (PAIR_ALL_B || r < ROWS_K) {
+      staged_b[l][0] = *(__global const float4*)(b + (k0 + 2 * r) * ldb + n);
+      staged_b[l][1] = *(__global const float4*)(b + (k0 + 2 * r + 1) * ldb + n);
+    }
+  }
+}
+
+inline uint4 pairs_of(const float4 low, const float4 high) {
+  return (uint4)(pack_16_bits(low.x, high.x), pack_16_bits(low.y, high.y), pack_16_bits(low.z, high.z),
+                 pack_16_bits(low.w, high.w));
+}
+
+// Rounds the staged floats to pairs and stores them into `slice`, swizzled as rows of floats are.
+inline void store_pairs(__local real* slice, float4 staged_a[PAIR_PIECES_A][2], float4 staged_b[PAIR_PIECES_B][2],
+                        const int tid) {
+#pragma unroll
+  for (int l = 0; l < PAIR_PIECES_A; ++l) {
+    const int e = l * THREADS + tid;
+    const int r = e / (TSM / 4), m = e % (TSM / 4) * 4;
+    if (PAIR_ALL_A || r < ROWS_K) {
+      *(__local uint4*)(slice + r * ROW_A + (m ^ SWIZZLE_A(r))) = pairs_of(staged_a[l][0], staged_a[l][1]);
+    }
+  }
+  __local real* b_slice = slice + ROWS_K * ROW_A;
+#pragma unroll
+  for (int l = 0; l < PAIR_PIECES_B; ++l) {
+    const int e = l * THREADS + tid;
+    const int r = e / (TSN / 4), n = e % (TSN / 4) * 4;
+    if (PAIR_ALL_B || r < ROWS_K) {
+      *(__local uint4*)(b_slice + r * ROW_B + (n ^ SWIZZLE_B(r))) = pairs_of(staged_b[l][0], staged_b[l][1]);
+    }
+  }
+}
+
+// acc += the products of a slice of pairs, every tile of the warp: steps of 8 rows (16 of k), the fragments' words
+// the registers of m16n8k16 (see SIXTEEN_BIT_PAIRS).
+inline void multiply_pair_slice(__local const real* slice, const int a_place[PLACES], const int b_place[PLACES],
+                                real acc[TILES_M][TILES_N][4]) {
+#pragma unroll
+  for (int r = 0; r < ROWS_K; r += 8) {
+    real a_step[TILES_M][2 * QUADS];
+    real b_step[TILES_N][QUADS];
+    load_fragments(slice, a_place, b_place, r, a_step, b_step);
+    uint a16[TILES_M][4];
+    uint b16[TILES_N][2];
+#pragma unroll
+    for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) a16[i][v] = as_uint(a_step[i][v]);
+#pragma unroll
+    for (int j = 0; j < TILES_N; ++j)
+#pragma unroll
+      for (int v = 0; v < 2; ++v) b16[j][v] = as_uint(b_step[j][v]);
+#pragma unroll
+    for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+      for (int j = 0; j < TILES_N; ++j) mma_16_bits(acc[i][j], a16[i], b16[j]);
+  }
+}
+#endif
 #endif
 
 )CLC";
@@ -371,13 +538,13 @@ inline void fragment_places(int a_place[PLACES], int b_place[PLACES], const Warp
   }
 #pragma unroll
   for (int p = 0; p < LANE_B / 4; ++p) {
-    b_place[p] = TSK * ROW_A + t * ROW_B + ((warp_n + LANE_B * g + 4 * p) ^ SWIZZLE_B(t));
+    b_place[p] = ROWS_K * ROW_A + t * ROW_B + ((warp_n + LANE_B * g + 4 * p) ^ SWIZZLE_B(t));
   }
 #else
 #pragma unroll
   for (int v = 0; v < SPAN_PLACES; ++v) {
     a_place[v] = t * ROW_A + ((warp_m + g + 8 * v) ^ SWIZZLE_A(t));
-    b_place[v] = TSK * ROW_A + t * ROW_B + ((warp_n + g + 8 * v) ^ SWIZZLE_B(t));
+    b_place[v] = ROWS_K * ROW_A + t * ROW_B + ((warp_n + g + 8 * v) ^ SWIZZLE_B(t));
   }
 #endif
 }
@@ -426,8 +593,22 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   real acc[TILES_M][TILES_N][4];
   clear_accumulators(acc);
 
-  // Slices 0 to STAGES - 2 in flight; once slice 0 has landed for everyone, slice STAGES - 1 too.
   const int count = K / TSK;
+#if SIXTEEN_BIT_PAIRS
+  // Two buffers of pairs: the next slice's floats are read into registers while the warps multiply this one, then
+  // rounded and stored into the other buffer (multiplied in the step before, which a barrier closed).
+  float4 staged_a[PAIR_PIECES_A][2], staged_b[PAIR_PIECES_B][2];
+  load_pairs(staged_a, staged_b, a, lda * VW, b, ldb * VW, 0, tid);
+  store_pairs(slices, staged_a, staged_b, tid);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = 0; s < count; ++s) {
+    if (s + 1 < count) load_pairs(staged_a, staged_b, a, lda * VW, b, ldb * VW, (s + 1) * TSK, tid);
+    multiply_pair_slice(slices + s % 2 * SLICE_ELEMENTS, a_place, b_place, acc);
+    if (s + 1 < count) store_pairs(slices + (s + 1) % 2 * SLICE_ELEMENTS, staged_a, staged_b, tid);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+#else
+  // Slices 0 to STAGES - 2 in flight; once slice 0 has landed for everyone, slice STAGES - 1 too.
   // tf32x3: in products at most LOW_PRODUCTS_UP_TO deep, the fourth product of the split operands too. There the
   // operands' representation (22 bits) is what errs most; it cost these products 2.1 times the IEEE kernels' error
   // on data of magnitudes 2^-20 to 2^20 at K = 16 (H200), the fourth product brings that under 2.
@@ -452,17 +633,19 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
     }
     end_copy_group();
   }
+#endif
 
   store_accumulators(acc, M, N, alpha, beta, C + IN_BATCH(c_offset, c_stride), ldc, tile, lane);
 }
 )CLC";
 
-// The tensor_cores family's code: to_tf32, the warps' layout, its cp.async pipeline, and the products in TF32 and in
-// double, in this order.
+// The tensor_cores family's code: to_tf32, the warps' layout, its cp.async pipeline, and the products in TF32, in
+// double and in 16 bits, in this order.
 inline constexpr TextPiece tensor_cores_helpers =
     joined_piece<tf32_rounding_source, tensor_cores_warps_source, tensor_cores_pipeline_source,
                  tensor_cores_tf32_mma_source, tensor_cores_fp64_mma_source, tensor_cores_fragments_source,
-                 tensor_cores_tf32_multiply_source, tensor_cores_fp64_multiply_source, tensor_cores_slices_source>();
+                 tensor_cores_tf32_multiply_source, tensor_cores_fp64_multiply_source, tensor_cores_sixteen_bit_source,
+                 tensor_cores_slices_source>();
 
 // Padding of each k-row of a slice of doubles in local memory, in elements: 4 doubles keep the lanes' reads of a
 // fragment in distinct banks (rows t and columns g: t * ROW falls on distinct multiples of 4 eight-byte pairs) and
@@ -528,8 +711,9 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
        "the tensor_cores family keeps 2 to 8 slices of A and B in local memory (Stages): one multiplied while "     \
        "the others are copied.")
   TILEGEMM_RULES_FROM(TILEGEMM_TENSOR_CORES_RULES)
-  // mma.sync from compute capability 8.0; float only in a tensor math mode.
-  static Implementation can_implement(const TileShape&, const RunTarget& target) {
+  // mma.sync from compute capability 8.0; float only in a tensor math mode, the 16-bit ones on slices of whole
+  // m16n8k8 steps.
+  static Implementation can_implement(const TileShape& t, const RunTarget& target) {
     if (target.compute_capability < tensor_cores_from) {
       return Implementation::refused(RefusalKind::device,
                                      " multiplies on tensor cores through mma.sync, which needs an NVIDIA GPU of "
@@ -546,8 +730,19 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
       return Implementation::refused(
           RefusalKind::operation,
           " multiplies float on TF32 tensor cores, which the math mode ieee (IEEE FP32, the default) rules out. "
-          "Choose MathMode::tf32x3 (FP32-accurate) or MathMode::tf32 for the call (gemm's math argument, or a "
-          "ScopedMathMode) or the process (TILEGEMM_MATH=tf32x3), or a configuration of another family.");
+          "Choose MathMode::tf32x3 (FP32-accurate), MathMode::tf32, MathMode::bf16 or MathMode::fp16 for the call "
+          "(gemm's math argument, or a ScopedMathMode) or the process (TILEGEMM_MATH=tf32x3), or a configuration of "
+          "another family.");
+    }
+    if (sixteen_bit_math(target.math)) {
+      if (t.tsk % 8 != 0) {
+        return Implementation::refused(RefusalKind::operation,
+                                       " has slices " + std::to_string(t.tsk) + " deep, and the math mode " +
+                                           std::string(math_mode_name(target.math)) +
+                                           " multiplies 16-bit operands 8 or 16 deep at a time (mma.sync m16n8k8, "
+                                           "m16n8k16): it needs TSK a multiple of 8.");
+      }
+      return Implementation::uses(target.math == MathMode::bf16 ? MmaKind::bf16 : MmaKind::fp16);
     }
     return Implementation::uses(target.math == MathMode::tf32 ? MmaKind::tf32 : MmaKind::tf32x3);
   }
@@ -589,7 +784,8 @@ struct tensor_cores_config {
 
 // Tensor cores (mma.sync) on NVIDIA GPUs of compute capability 8.0 and newer: TSM x TSN tiles of C per work-group,
 // WM x WN per warp (multiples of 16 x 8), slices TSK deep (a multiple of 4), Stages slices in local memory at once.
-// Double runs on the FP64 tensor cores; float in the math mode of the call (MathMode::tf32x3 or tf32).
+// Double runs on the FP64 tensor cores; float in the math mode of the call (MathMode::tf32x3, tf32, bf16 or fp16;
+// the 16-bit modes need TSK a multiple of 8).
 template <int TSM, int TSN, int TSK, int WM, int WN, int Stages>
 using TensorCores = typename detail::tensor_cores_config<TSM, TSN, TSK, WM, WN, Stages>::type;
 

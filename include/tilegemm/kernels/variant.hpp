@@ -21,6 +21,8 @@ enum class MmaKind {
   tf32 = 2,       // float on TF32-rounded operands: m16n8k8 TF32, one product
   fp64_sm80 = 3,  // double: m8n8k4 FP64 (compute capability 8.x)
   fp64_sm90 = 4,  // double: m16n8k16 FP64, or m16n8k8 for slices of 8 (compute capability 9.0 and newer)
+  bf16 = 5,       // float on operands rounded to bfloat16 as fragments are formed: m16n8k16 (m16n8k8) BF16
+  fp16 = 6,       // the same in IEEE half: m16n8k16 (m16n8k8) F16; FP32 accumulators for both
 };
 
 struct Variant {

@@ -319,6 +319,13 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
               "). Choose MathMode::tf32x3 or MathMode::tf32 for a float product (gemm's math argument, a "
               "ScopedMathMode or TILEGEMM_MATH), or a TensorCores configuration, or AutoConfig.");
     }
+    if (sixteen_bit_math(target.math)) {
+      return Implementation::refused(RefusalKind::operation,
+                                     " multiplies float on TF32 tensor cores only: wgmma's 16-bit operands are not "
+                                     "reached yet, and the math mode " +
+                                         std::string(math_mode_name(target.math)) +
+                                         " runs on a TensorCores configuration (mma.sync), as AutoConfig chooses.");
+    }
     if (target.math == MathMode::tf32x3 && t.stages < warpgroup_tf32x3_stages) {
       return Implementation::refused(RefusalKind::operation,
                                      " keeps too few slices for tf32x3, whose slices take two buffers each (high and "

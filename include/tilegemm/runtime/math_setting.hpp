@@ -12,13 +12,14 @@ namespace tilegemm {
 namespace detail {
 
 // The process-wide mode TILEGEMM_MATH names (`text`: its value, null when unset): unset or empty is ieee; anything
-// other than ieee, tf32x3 or tf32 is refused with tilegemm::Error.
+// other than ieee, tf32x3, tf32, bf16 or fp16 is refused with tilegemm::Error.
 inline MathMode math_mode_from_environment(const char* text) {
   if (text == nullptr || *text == '\0') return MathMode::ieee;
   if (const std::optional<MathMode> mode = parse_math_mode(text)) return *mode;
   throw Error(CL_INVALID_VALUE, std::string("tilegemm: TILEGEMM_MATH is \"") + text +
                                     "\", which names no math mode; expected ieee (IEEE FP32, the default), tf32x3 "
-                                    "(tensor cores, FP32-accurate) or tf32 (tensor cores, TF32 operands), or unset.");
+                                    "(tensor cores, FP32-accurate), tf32 (tensor cores, TF32 operands), bf16 or fp16 "
+                                    "(tensor cores, operands rounded to bfloat16 or half), or unset.");
 }
 
 // The innermost ScopedMathMode's mode on this thread, if any.
