@@ -24,6 +24,7 @@
 #include "batch_overlap.hpp"
 #include "batched_arguments.hpp"
 #include "overlap.hpp"
+#include "tensor_math.hpp"
 #if TILEGEMM_ENTRY_BODIES || defined(TILEGEMM_INTERNALS)
 #include "../runtime/launch.hpp"
 #include "../runtime/scratch_pool.hpp"
@@ -38,12 +39,12 @@ namespace tilegemm::detail {
 TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescription* config, const GemmProblem& p,
                                   const std::vector<cl::Event>& wait);
 
-// The arithmetic of a 16-bit product's float product: the one place that decides it (IEEE FP32 for now; the tensor
-// cores' 16-bit modes are chosen here once they exist).
+// The arithmetic of a 16-bit product's float product, decided here only: on tensor cores (mma.sync m16n8k16) the
+// mode of the inputs' own type, where the widened operands round back to themselves exactly, so the result is the
+// FP32-accumulated product of the stored values; IEEE FP32 elsewhere. Half must take fp16: bf16 would round it.
 inline MathMode math_for_sixteen_bit(const CallContext& call, SixteenBit element) {
-  static_cast<void>(call);
-  static_cast<void>(element);
-  return MathMode::ieee;
+  if (!has_tensor_cores(call.limits)) return MathMode::ieee;
+  return element == SixteenBit::bfloat16 ? MathMode::bf16 : MathMode::fp16;
 }
 
 // A checked 16-bit product (or batch of them): the problem as gemm checks it (alpha and beta float; A and B the
