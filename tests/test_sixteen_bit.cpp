@@ -508,6 +508,9 @@ TEST_CASE("the host-pointer forms with 16-bit inputs") {
   std::vector<Half> a(4, Half(1.0f)), b(4, Half(2.0f)), c(4, Half(0.0f));
   tilegemm::gemm(queue, Transpose::no, Transpose::no, 2, 2, 2, 1.0f, a.data(), 2, b.data(), 2, 0.0f, c.data(), 2);
   for (const Half x : c) CHECK(static_cast<float>(x) == 4.0f);
+  // k = 0: C = beta C, A and B not read (null).
+  tilegemm::gemm<Half>(queue, Transpose::no, Transpose::no, 2, 2, 0, 1.0f, nullptr, 2, nullptr, 1, 0.5f, c.data(), 2);
+  for (const Half x : c) CHECK(static_cast<float>(x) == 2.0f);
 }
 
 // The host forms on the staged path (forced on, as CI's CPU device would not take it): blocks of about 16 x 16 through
