@@ -110,83 +110,30 @@ inline cl::Event narrow(const CallContext& call, const SixteenBitProblem& x, int
 TILEGEMM_ENTRY SixteenBitProblem check_sixteen_bit_arguments(const cl::Context& context, const GemmArguments& x,
                                                              SixteenBit element, SixteenBitOutput output,
                                                              bool batched) {
-  const auto refuse = [batched](const std::string& message) {
-    if (batched) fail_batch(message);
-    fail(message);
-  };
-  const long long batch_count = batched ? x.batch_count : 1;
-  if (batch_count < 0 || batch_count > index_limit)
-    refuse("batch_count must be between 0 and " + std::to_string(index_limit) + " (got " + std::to_string(batch_count) +
-           ").");
   SixteenBitProblem checked;
   checked.element = element;
   checked.output = output;
-  CheckedStorage s = check_sizes_and_storage(x);
-  GemmProblem& p = s.problem;
-  p.shape.batch = static_cast<int>(batch_count);
-  const long long m = x.m, n = x.n;
-  long long a_needed = s.a_needed, b_needed = s.b_needed, c_needed = s.c_needed;
-  if (batched) {
-    a_needed = check_stride("A", x.a.stride, batch_count, a_needed);
-    b_needed = check_stride("B", x.b.stride, batch_count, b_needed);
-    c_needed = check_stride("C", x.c.stride, batch_count, c_needed);
-    p.shape.a.stride = batch_count > 1 ? static_cast<int>(x.a.stride) : 0;
-    p.shape.b.stride = batch_count > 1 ? static_cast<int>(x.b.stride) : 0;
-    p.shape.c.stride = batch_count > 1 ? static_cast<int>(x.c.stride) : 0;
-  }
-  p.a = x.a.buffer;
-  p.b = x.b.buffer;
-  p.c = x.c.buffer;
-  const std::size_t in_size = sixteen_bit_size, out_size = checked.output_size();
-  const bool writes_c = m > 0 && n > 0 && batch_count > 0;
-  const bool reads_ab = writes_c && x.k > 0 && x.alpha.value != 0;
-  if (reads_ab) {
-    check_buffer("A", x.a.buffer, s.a_rows, s.a_cols, p.shape.a, a_needed, in_size, context, batch_count, x.a.stride);
-    check_buffer("B", x.b.buffer, s.b_rows, s.b_cols, p.shape.b, b_needed, in_size, context, batch_count, x.b.stride);
-  }
-  if (!writes_c) {
-    checked.problem = p;
-    return checked;
-  }
-  check_buffer("C", x.c.buffer, m, n, p.shape.c, c_needed, out_size, context, batch_count, x.c.stride);
-  // Overlaps in bytes, each operand with its own element size.
-  const MemoryOrigin c_origin = origin_of(x.c.buffer);
-  const BatchSpans c_spans =
-      batch_spans(c_origin, x.c.offset, x.c.ld, m, n, batched ? x.c.stride : 0, batch_count, out_size);
-  if (batched && problems_overlap(c_spans)) {
-    const long long j = first_overlapping_problem(c_spans);
-    refuse("the problems of C overlap each other: C of problem 0 and C of problem " + std::to_string(j) +
-           " share memory (c_stride = " + std::to_string(x.c.stride) + ", ldc = " + std::to_string(x.c.ld) + ", C " +
-           std::to_string(m) + " x " + std::to_string(n) +
-           "). Each problem needs a C of its own: a c_stride of at least ldc * (n - 1) + m = " +
-           std::to_string(x.c.ld * (n - 1) + m) + " keeps them apart.");
-  }
-  if (reads_ab) {
-    for (const auto& [name, operand, rows, cols] :
-         {std::tuple{"A", &x.a, s.a_rows, s.a_cols}, std::tuple{"B", &x.b, s.b_rows, s.b_cols}}) {
-      const MemoryOrigin origin = origin_of(operand->buffer);
-      if (origin.root != c_origin.root) continue;
-      const BatchSpans spans = batch_spans(origin, operand->offset, operand->ld, rows, cols,
-                                           batched ? operand->stride : 0, batch_count, in_size);
-      if (batches_overlap(c_spans, spans))
-        refuse(std::string("C overlaps ") + name + " in memory: the product would read elements of " + name +
-               " that it has already overwritten. Give C memory of its own.");
-    }
-    // The float copies are dense: problems x rows x cols elements each, indexed with 32-bit ints.
-    for (const auto& [name, rows, cols, stride] :
-         {std::tuple{"A", s.a_rows, s.a_cols, p.shape.a.stride}, std::tuple{"B", s.b_rows, s.b_cols, p.shape.b.stride},
-          std::tuple{"the result", m, n, 1}}) {
-      if (std::string(name) == "the result" && output == SixteenBitOutput::float32) continue;
-      const long long problems = widened_problems(p.shape.batch, stride);
-      // rows, cols and problems are at most 2^31 - 1: compared by division, nothing overflows.
-      if (rows > index_limit / cols || rows * cols > index_limit / problems)
-        refuse(std::string("the float copy of ") + name + " that a 16-bit product makes (" + std::to_string(problems) +
-               " x " + std::to_string(rows) + " x " + std::to_string(cols) +
-               " elements) is more than the kernels' 32-bit indices reach (at most " + std::to_string(index_limit) +
-               "). Multiply fewer problems, or smaller blocks, at once.");
+  const CheckedStorage s = check_problems(context, x, sixteen_bit_size, checked.output_size(), batched);
+  checked.problem = s.problem;
+  const GemmShape& shape = s.problem.shape;
+  if (shape.m == 0 || shape.n == 0 || shape.batch == 0 || shape.k == 0 || x.alpha.value == 0) return checked;
+  // The float copies are dense: problems x rows x cols elements each, indexed with 32-bit ints.
+  for (const auto& [name, rows, cols, stride] :
+       {std::tuple{"A", s.a_rows, s.a_cols, shape.a.stride}, std::tuple{"B", s.b_rows, s.b_cols, shape.b.stride},
+        std::tuple{"the result", x.m, x.n, 1}}) {
+    if (std::string(name) == "the result" && output == SixteenBitOutput::float32) continue;
+    const long long problems = widened_problems(shape.batch, stride);
+    // rows, cols and problems are at most 2^31 - 1: compared by division, nothing overflows.
+    if (rows > index_limit / cols || rows * cols > index_limit / problems) {
+      const std::string message = std::string("the float copy of ") + name + " that a 16-bit product makes (" +
+                                  std::to_string(problems) + " x " + std::to_string(rows) + " x " +
+                                  std::to_string(cols) + " elements) is more than the kernels' 32-bit indices reach " +
+                                  "(at most " + std::to_string(index_limit) +
+                                  "). Multiply fewer problems, or smaller blocks, at once.";
+      if (batched) fail_batch(message);
+      fail(message);
     }
   }
-  checked.problem = p;
   return checked;
 }
 
