@@ -28,12 +28,11 @@ inline constexpr std::array narrow_arguments = {
 
 inline constexpr int widen_rows_per_item = 4;  // WIDEN_ROWS: vload_half4 / vload4 of ushort
 
-inline constexpr char sixteen_bit_conversion_source[] = R"CLC(
-#if !defined(PACK_TILE) || !defined(SIXTEEN_BIT) || !defined(STORAGE16) || !defined(WIDEN_ROWS)
-#error "kernels/sixteen_bit_conversion.hpp needs PACK_TILE, SIXTEEN_BIT, STORAGE16 and WIDEN_ROWS from its preamble"
-#endif
-#if WIDEN_ROWS != 4
-#error "kernels/sixteen_bit_conversion.hpp widens 4 rows per work-item (vload_half4)"
+// Reading and writing 16-bit elements as floats, for every program that converts them (this one, and
+// kernels/sixteen_bit_warpgroup.hpp's results).
+inline constexpr char sixteen_bit_elements_source[] = R"CLC(
+#if !defined(SIXTEEN_BIT) || !defined(STORAGE16)
+#error "kernels/sixteen_bit_conversion.hpp needs SIXTEEN_BIT and STORAGE16 from its preamble"
 #endif
 
 // Element i of p as a float: exact for both types (every half and bfloat16 is a float).
@@ -63,6 +62,16 @@ inline void store16(const float value, __global STORAGE16* p, const int i) {
                                              : (ushort)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
 #endif
 }
+
+)CLC";
+
+inline constexpr char sixteen_bit_conversion_source[] = R"CLC(
+#if !defined(PACK_TILE) || !defined(WIDEN_ROWS)
+#error "kernels/sixteen_bit_conversion.hpp needs PACK_TILE and WIDEN_ROWS from its preamble"
+#endif
+#if WIDEN_ROWS != 4
+#error "kernels/sixteen_bit_conversion.hpp widens 4 rows per work-item (vload_half4)"
+#endif
 
 // dst(i, j) = src(i, j) as floats, dst dense (leading dimension rows): WIDEN_ROWS rows of a column per work-item.
 __kernel __attribute__((reqd_work_group_size(PACK_TILE, PACK_TILE, 1)))
@@ -96,7 +105,7 @@ inline constexpr auto sixteen_bit_parameters_text = parameters_define<widen_argu
                                                     parameters_define<narrow_arguments>("NARROW_PARAMETERS") +
                                                     define_line<widen_rows_per_item>("WIDEN_ROWS");
 inline constexpr TextPiece sixteen_bit_conversion_code =
-    joined_piece<sixteen_bit_parameters_text, sixteen_bit_conversion_source>();
+    joined_piece<sixteen_bit_parameters_text, sixteen_bit_elements_source, sixteen_bit_conversion_source>();
 
 inline constexpr char widen_kernel_name[] = "widen_sixteen_bit";
 inline constexpr char narrow_kernel_name[] = "narrow_sixteen_bit";
