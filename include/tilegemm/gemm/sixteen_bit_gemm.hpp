@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -31,6 +33,8 @@
 #include "executor.hpp"
 #include "plan.hpp"
 #include "set_arguments.hpp"
+#include "sixteen_bit_warpgroup.hpp"
+#include "verbose.hpp"
 #endif
 
 namespace tilegemm::detail {
@@ -154,6 +158,24 @@ TILEGEMM_ENTRY cl::Event run_sixteen_bit(const CallContext& call, const SixteenB
   const int tile = support_tile_for(call.limits);
   if (s.k == 0 || p.alpha.value == 0) {  // C = beta * C; A and B are not read
     return float_c ? run_gemm(product_call, nullptr, p, wait) : narrow(call, x, tile, cl::Buffer(), wait);
+  }
+  // On wgmma (compute capability 9.0) A and B are packed as they are and one kernel writes C; where the driver
+  // refuses that kernel's local memory, the device is marked and the product made on widened copies as elsewhere.
+  if (const std::optional<Warpgroup16Plan> plan = plan_warpgroup16(call.limits, s)) {
+    try {
+      const cl::Event done = run_warpgroup16(call, p, x.element, float_c, *plan, wait);
+      if (verbose_calls()) {
+        const std::string line = "tilegemm: " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+                                 std::to_string(s.k) + " " + (x.element == SixteenBit::half ? "half" : "bfloat16") +
+                                 " on " + call.limits.name + ": wgmma 128x" + std::to_string(plan->columns) +
+                                 " on 16-bit core tiles\n";
+        std::fputs(line.c_str(), stderr);
+      }
+      return done;
+    } catch (const Error& e) {
+      if (!refuses_local_memory(e)) throw;
+      note_sm90a_local_memory_refused(call.device);
+    }
   }
   const int a_rows = s.trans_a ? s.k : s.m, a_cols = s.trans_a ? s.m : s.k;
   const int b_rows = s.trans_b ? s.n : s.k, b_cols = s.trans_b ? s.k : s.n;
