@@ -162,16 +162,18 @@ std::string compare(Stored<In>& a, bool ta, Stored<In>& b, bool tb, Stored<Out>&
 }
 
 // C = alpha op(A) op(B) + beta C through gemm<In, Out> on buffers, fresh data, C poisoned (NaN) where beta is zero,
-// every operand at an offset with ld > rows amid sentinels.
+// every operand at an offset with ld > rows amid sentinels; with `aligned_c`, C's offset and ld multiples of 8 (the
+// wgmma path's 16-byte runs of C).
 template <class In, class Out>
-void check_buffer_product(bool ta, bool tb, long long m, long long n, long long k, bool beta_zero) {
+void check_buffer_product(bool ta, bool tb, long long m, long long n, long long k, bool beta_zero,
+                          bool aligned_c = false) {
   const cl::CommandQueue queue = test_queue();
   INFO((std::is_same_v<In, Half> ? "half" : "bfloat16")
        << " -> " << (std::is_same_v<Out, float> ? "float" : "16-bit") << ", op(A) " << m << "x" << k
        << (ta ? " (A^T)" : "") << ", op(B) " << k << "x" << n << (tb ? " (B^T)" : "") << ", beta "
        << (beta_zero ? "0" : "random"));
   Stored<In> a(ta ? k : m, ta ? m : k, 2), b(tb ? n : k, tb ? k : n, 1, 5);
-  Stored<Out> c(m, n, 3, 2);
+  Stored<Out> c(m, n, aligned_c ? 8 + (8 - m % 8) % 8 : 3, aligned_c ? 8 : 2);
   fill_random(a);
   fill_random(b);
   fill_random(c);
@@ -203,6 +205,8 @@ void sample_products() {
   check_buffer_product<In, Out>(true, false, 7, 129, 1, false);
   check_buffer_product<In, Out>(false, true, 1, 61, 4097, false);
   check_buffer_product<In, Out>(true, true, 129, 1, 1000, true);
+  check_buffer_product<In, Out>(false, false, 136, 40, 300, false, true);
+  check_buffer_product<In, Out>(true, true, 261, 33, 77, true, true);
 }
 
 TEST_CASE("16-bit products on buffers are within the bound of FP32 accumulation") {
@@ -371,6 +375,112 @@ void check_narrowing() {
 TEST_CASE("the narrowing kernel rounds to nearest even bit for bit, keeping NaN, infinities and subnormals") {
   SECTION("half") { check_narrowing<Half>(); }
   SECTION("bfloat16") { check_narrowing<BFloat>(); }
+}
+
+// The wgmma path's pack kernel (portable, so run here on any device): every element of the packed copies against the
+// layout written out again on the host (kernels/sixteen_bit_warpgroup.hpp), zero padding, both orientations, runs
+// read whole and element by element (offsets and ld not multiples of 4), batches with strides and with stride 0; two
+// operands of one k in one launch (A and B), and one alone.
+namespace pack_test {
+
+struct Case {
+  int outer, tile_outer, offset, ld_extra, problems;
+  bool outer_contiguous, shared;
+};
+
+// An operand of a Case with `inner` elements of k, on the host and the device, and its poisoned packed copy.
+struct Operand {
+  Case t;
+  int inner, ld, stride, problems;
+  long long outer_padded, inner_padded;
+  std::vector<std::uint16_t> src, dst;
+  cl::Buffer device_src, device_dst;
+
+  Operand(const cl::CommandQueue& queue, const Case& c, int inner_, int depth) : t(c), inner(inner_) {
+    const int rows = t.outer_contiguous ? t.outer : inner, cols = t.outer_contiguous ? inner : t.outer;
+    ld = rows + t.ld_extra;
+    stride = t.shared ? 0 : ld * cols + (t.offset % 4 == 0 ? 4 : 5);  // aligned runs where offset and ld are
+    problems = t.shared ? 1 : t.problems;  // the packed copies: one where every problem reads the same
+    src.resize(static_cast<std::size_t>(t.offset + stride * (t.problems - 1) + ld * cols + 3));
+    for (auto& v : src) v = static_cast<std::uint16_t>(generator()() | 1u);  // never zero: zeros hide misplacement
+    outer_padded = (t.outer + t.tile_outer - 1) / t.tile_outer * t.tile_outer;
+    inner_padded = (inner + depth - 1) / depth * depth;
+    dst.assign(per_problem() * static_cast<std::size_t>(problems) + 8, 0xbeef);
+    device_src = buffer_of(queue, src);
+    device_dst = buffer_of(queue, dst);
+  }
+  std::size_t per_problem() const { return static_cast<std::size_t>(outer_padded * inner_padded); }
+  tilegemm::detail::PackedOperand packed() const {
+    return {device_src,
+            tilegemm::detail::Storage{t.offset, ld, stride},
+            t.outer,
+            inner,
+            t.outer_contiguous,
+            t.tile_outer,
+            outer_padded,
+            problems,
+            device_dst};
+  }
+  // The first element packed wrongly, or "".
+  std::string check(const cl::CommandQueue& queue, int depth) {
+    read_back(queue, device_dst, dst);
+    const long long slices = inner_padded / depth;
+    for (int q = 0; q < problems; ++q) {
+      for (long long o = 0; o < outer_padded; ++o) {
+        for (long long i = 0; i < inner_padded; ++i) {
+          const long long row = o % t.tile_outer, k = i % depth;
+          const long long at = q * static_cast<long long>(per_problem()) +
+                               ((o / t.tile_outer) * slices + i / depth) * t.tile_outer * depth + row / 8 * 8 * depth +
+                               k / 8 * 64 + row % 8 * 8 + k % 8;
+          const long long from = t.offset + q * stride + (t.outer_contiguous ? o + i * ld : i + o * ld);
+          const std::uint16_t expected = o < t.outer && i < inner ? src[static_cast<std::size_t>(from)] : 0;
+          if (dst[static_cast<std::size_t>(at)] != expected) {
+            return "outer " + std::to_string(t.outer) + ", inner " + std::to_string(inner) + ", problem " +
+                   std::to_string(q) + ": element (" + std::to_string(o) + ", " + std::to_string(i) + ") packed as " +
+                   std::to_string(dst[static_cast<std::size_t>(at)]) + ", expected " + std::to_string(expected);
+          }
+        }
+      }
+    }
+    for (std::size_t i = per_problem() * static_cast<std::size_t>(problems); i < dst.size(); ++i) {
+      if (dst[i] != 0xbeef) return "element " + std::to_string(i) + " past the packed copy was overwritten";
+    }
+    return "";
+  }
+};
+
+}  // namespace pack_test
+
+TEST_CASE("the 16-bit pack kernel lays operands out as wgmma reads them, zero beyond them") {
+  namespace detail = tilegemm::detail;
+  using pack_test::Case;
+  const cl::CommandQueue queue = test_queue();
+  const detail::CallContext call = detail::CallContext::of(queue);
+  const int depth = detail::warpgroup16_depth;
+  struct Pair {
+    int inner;
+    Case a, b;
+    bool alone;  // a only
+  };
+  for (const Pair& pair : {Pair{1, {1, 128, 0, 0, 1, true, false}, {3, 256, 1, 0, 1, false, false}, false},
+                           Pair{70, {130, 128, 3, 1, 1, true, false}, {130, 256, 4, 2, 1, false, false}, false},
+                           Pair{200, {7, 128, 1, 2, 3, false, false}, {40, 256, 0, 0, 3, true, true}, false},
+                           Pair{65, {300, 128, 8, 0, 2, true, false}, {5, 128, 2, 1, 2, false, false}, false},
+                           Pair{129, {61, 128, 0, 3, 3, true, true}, {}, true}}) {
+    pack_test::Operand a(queue, pair.a, pair.inner, depth);
+    if (pair.alone) {
+      detail::pack16(call, a.packed(), detail::PackedOperand{}, a.inner_padded, {}).wait();
+    } else {
+      pack_test::Operand b(queue, pair.b, pair.inner, depth);
+      detail::pack16(call, a.packed(), b.packed(), a.inner_padded, {}).wait();
+      const std::string b_failure = b.check(queue, depth);
+      INFO("B: " << b_failure);
+      CHECK(b_failure.empty());
+    }
+    const std::string a_failure = a.check(queue, depth);
+    INFO("A: " << a_failure);
+    CHECK(a_failure.empty());
+  }
 }
 
 // k = 0 and alpha = 0: C = beta C, rounded once; A and B not read (null buffers); beta = 0 writes zeros over NaN.
