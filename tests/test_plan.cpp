@@ -548,9 +548,9 @@ TEST_CASE("a configuration named for bf16 or fp16 is refused where it cannot run
                CONTAINS_ALL3(std::to_string(CL_INVALID_OPERATION),
                              "has slices 4 deep, and the math mode " + std::string(math_mode_name(math)),
                              "it needs TSK a multiple of 8"));
-    // wgmma: not with 16-bit operands yet.
+    // The warpgroup_mma family: float operands in TF32 only (its 16-bit form serves 16-bit matrices).
     CHECK_THAT(refusal(describe<tilegemm::WarpgroupMma<128, 128, 32, 3>>, h200_with_tensor_cores(), math),
-               CONTAINS_ALL2(std::to_string(CL_INVALID_OPERATION), "wgmma's 16-bit operands are not reached yet"));
+               CONTAINS_ALL2(std::to_string(CL_INVALID_OPERATION), "wgmma on 16-bit operands serves 16-bit matrices"));
   }
   // The ieee mode's refusal names the 16-bit modes among the choices.
   CHECK_THAT(refusal(tensor, h200_with_tensor_cores(), MathMode::ieee),

@@ -321,8 +321,8 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
     }
     if (sixteen_bit_math(target.math)) {
       return Implementation::refused(RefusalKind::operation,
-                                     " multiplies float on TF32 tensor cores only: wgmma's 16-bit operands are not "
-                                     "reached yet, and the math mode " +
+                                     " multiplies float on TF32 tensor cores only: wgmma on 16-bit operands serves "
+                                     "16-bit matrices (Eigen::half, Eigen::bfloat16), and the math mode " +
                                          std::string(math_mode_name(target.math)) +
                                          " runs on a TensorCores configuration (mma.sync), as AutoConfig chooses.");
     }
