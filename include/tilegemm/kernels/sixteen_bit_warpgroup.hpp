@@ -81,14 +81,15 @@ inline int packed16_index(const int o, const int i, const int tile_outer, const 
 // Copies an operand into its core tiles, zero outside it, bit for bit (no rounding: the elements are 16-bit already).
 // A work-group copies a PACK_BLOCK x PACK_BLOCK block through local memory: each work-item reads runs of 4
 // neighbouring elements along whichever index is contiguous (one 8-byte load where `aligned` says every run starts
-// on 8 bytes: the 2-byte loads alone kept too few bytes in flight, 2.4 TB/s on an H200), then writes runs of 8
-// elements of k (16 bytes), neighbouring work-items filling one core matrix.
+// on 8 bytes), then writes runs of 8 elements of k (16 bytes), neighbouring work-items filling one core matrix.
 #define PACK_RUNS (PACK_BLOCK / 4)     // runs of 4 across a block
 #define PACK_ITEMS (PACK_RUNS * 16)    // work-items of a work-group: PACK_RUNS x 16
+// The run of 4 from `from`, of which `left` (1 or more) lie inside the operand, zero past them. Only indices inside
+// the operand are formed, so none passes the 32-bit range its size was checked against.
 inline ushort4 read_run(__global const ushort* restrict from, const int left, const int aligned) {
   if (left >= 4 && aligned) return *(__global const ushort4*)from;
   ushort4 run = (ushort4)(0);
-  if (left > 0) run.x = from[0];
+  run.x = from[0];
   if (left > 1) run.y = from[1];
   if (left > 2) run.z = from[2];
   if (left > 3) run.w = from[3];
@@ -104,14 +105,14 @@ inline void pack_block(__local ushort (*block)[PACK_BLOCK + 2], const int block_
   for (int r = y; r < PACK_BLOCK; r += 16) {
     if (outer_contiguous) {  // run along o, at row i of the block
       const int o = o0 + 4 * x, i = i0 + r;
-      const ushort4 run = i < inner ? read_run(src + o + i * ld, outer - o, aligned) : (ushort4)(0);
+      const ushort4 run = i < inner && o < outer ? read_run(src + o + i * ld, outer - o, aligned) : (ushort4)(0);
       block[r][4 * x] = run.x;
       block[r][4 * x + 1] = run.y;
       block[r][4 * x + 2] = run.z;
       block[r][4 * x + 3] = run.w;
     } else {  // run along i, at column o of the block
       const int o = o0 + r, i = i0 + 4 * x;
-      const ushort4 run = o < outer ? read_run(src + i + o * ld, inner - i, aligned) : (ushort4)(0);
+      const ushort4 run = o < outer && i < inner ? read_run(src + i + o * ld, inner - i, aligned) : (ushort4)(0);
       block[4 * x][r] = run.x;
       block[4 * x + 1][r] = run.y;
       block[4 * x + 2][r] = run.z;
