@@ -3,7 +3,9 @@
 // and any line in LOG is a diagnostic (a race, an out-of-bounds access), which CI fails on. The program also checks
 // every product against a double-precision reference and exits 1 on a wrong one. The NVIDIA-only families
 // (tensor_cores, warpgroup_mma, bulk_tensor_cores) do not run on oclgrind's device and are left out.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -105,6 +107,59 @@ int run_family(const cl::CommandQueue& queue, const char* name, std::mt19937& ra
   return failures;
 }
 
+// The 16-bit wgmma path's pack kernel (portable, unlike the product): A (70 x 65, contiguous along its rows, runs not
+// aligned) and B (130 x 65 in two problems, contiguous along k, runs aligned) in one launch. "" when every element
+// of each operand appears once in its packed copy and the rest of the copy is zero (tests/test_sixteen_bit.cpp checks
+// each element's place), else what is wrong.
+std::string run_pack16(const cl::CommandQueue& queue, std::mt19937& random) {
+  namespace detail = tilegemm::detail;
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const detail::CallContext call = detail::CallContext::of(queue);
+  const int depth = detail::warpgroup16_depth, inner = 65;
+  struct Operand {
+    int outer, ld, offset, stride, problems, tile_outer;
+    bool outer_contiguous;
+    std::vector<std::uint16_t> src, packed;
+  };
+  Operand a{70, 71, 3, 0, 1, 128, true, {}, {}}, b{130, 68, 4, 68 * 130 + 4, 2, 256, false, {}, {}};
+  std::vector<cl::Buffer> buffers;
+  std::vector<detail::PackedOperand> operands;
+  const long long inner_padded = (inner + depth - 1) / depth * depth;
+  for (Operand* x : {&a, &b}) {
+    const int cols = x->outer_contiguous ? inner : x->outer;
+    x->src.resize(static_cast<std::size_t>(x->offset + x->stride * (x->problems - 1) + x->ld * cols + 2));
+    for (std::uint16_t& v : x->src) v = static_cast<std::uint16_t>(random() | 1u);  // never zero
+    const long long outer_padded = (x->outer + x->tile_outer - 1) / x->tile_outer * x->tile_outer;
+    x->packed.assign(static_cast<std::size_t>(outer_padded * inner_padded * x->problems), 0xbeef);
+    buffers.push_back(buffer_of(context, x->src));
+    buffers.push_back(buffer_of(context, x->packed));
+    operands.push_back({buffers[buffers.size() - 2], detail::Storage{x->offset, x->ld, x->stride}, x->outer, inner,
+                        x->outer_contiguous, x->tile_outer, outer_padded, x->problems, buffers.back()});
+  }
+  detail::pack16(call, operands[0], operands[1], inner_padded, {}).wait();
+  for (std::size_t n = 0; n < 2; ++n) {
+    Operand& x = n == 0 ? a : b;
+    queue.enqueueReadBuffer(buffers[2 * n + 1], CL_TRUE, 0, x.packed.size() * 2, x.packed.data());
+    const std::size_t per_problem = x.packed.size() / static_cast<std::size_t>(x.problems);
+    for (int q = 0; q < x.problems; ++q) {
+      std::vector<std::uint16_t> inside, packed;
+      for (int o = 0; o < x.outer; ++o) {
+        for (int i = 0; i < inner; ++i) {
+          const int at = x.offset + q * x.stride + (x.outer_contiguous ? o + i * x.ld : i + o * x.ld);
+          inside.push_back(x.src[static_cast<std::size_t>(at)]);
+        }
+      }
+      for (std::size_t e = q * per_problem; e < (q + 1) * per_problem; ++e) {
+        if (x.packed[e] != 0) packed.push_back(x.packed[e]);
+      }
+      std::sort(inside.begin(), inside.end());
+      std::sort(packed.begin(), packed.end());
+      if (inside != packed) return std::string(n == 0 ? "A" : "B") + "'s packed copy does not hold its elements once";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 int main() try {
@@ -123,6 +178,9 @@ int main() try {
   failures += run_family<float, tilegemm::SplitK<32, 32, 16, 2, 2, 2>>(queue, "split_k 32x32x16_2x2 v2", random);
   failures += run_family<double, tilegemm::Prefetch<32, 32, 8, 2, 2, 1>>(queue, "prefetch 32x32x8_2x2", random);
   failures += run_family<double, tilegemm::AutoConfig>(queue, "AutoConfig", random);
+  const std::string pack = run_pack16(queue, random);
+  std::printf("%-40s %s\n", "16-bit pack (A and B in one launch)", pack.empty() ? "ok" : pack.c_str());
+  failures += !pack.empty();
   std::printf("%d wrong products\n", failures);
   return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 } catch (const std::exception& e) {
