@@ -224,7 +224,9 @@ TEST_CASE("a kernel text refuses to build without the parameters it needs or pas
              Catch::Matchers::Contains("needs PACK_TILE"));
   CHECK_THAT(build_log_of_edited(call, sixteen_bit_program(SixteenBit::bfloat16, pack_tile, narrow_kernel_name),
                                  "#define STORAGE16", "//"),
-             Catch::Matchers::Contains("needs PACK_TILE, SIXTEEN_BIT, STORAGE16"));
+             Catch::Matchers::Contains("needs SIXTEEN_BIT and STORAGE16"));
+  CHECK_THAT(build_log_of_edited(call, pack16_program(), "#define PACK_BLOCK", "//"),
+             Catch::Matchers::Contains("needs TSK and PACK_BLOCK"));
   // The copy engine's text names each of the six lines its family's text must give it.
   const ProgramText bulk = gemm_program(describe<tilegemm::BulkTensorCores<64, 64, 8, 32, 32, 3>>, true, {});
   CHECK_THAT(build_log_of_edited(call, bulk, "#define AHEAD (SLOTS - 1)", ""),
