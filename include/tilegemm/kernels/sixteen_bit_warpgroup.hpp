@@ -21,9 +21,9 @@ namespace tilegemm::detail {
 inline constexpr int warpgroup16_rows = 128;
 inline constexpr int warpgroup16_depth = 64;
 inline constexpr int warpgroup16_threads = warpgroup16_rows / 64 * 128;
-// Tiles of rows whose columns run one after the other, so that work-groups running at once share panels in L2: 4
-// ran 8192 4% faster than 8, 16, 32 or all rows (H200, 2026-11-28); 2048 and 4096 the same.
-inline constexpr int warpgroup16_band = 4;
+// Tiles of rows whose columns run one after the other, so that work-groups running at once share panels in L2 (4 to
+// 32 ran alike on an H200; benchmarks/README.md).
+inline constexpr int warpgroup16_band = 16;
 // Buffers of slices: as many as 200 KiB hold, at most 6 (4 for tiles 256 wide, 6 for 128).
 constexpr int warpgroup16_stages(int columns) {
   const int slice_bytes = 2 * warpgroup16_depth * (warpgroup16_rows + columns);
