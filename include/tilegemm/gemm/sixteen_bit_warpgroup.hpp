@@ -26,9 +26,8 @@ constexpr double warpgroup16_column_cost(int width) { return width == 256 ? 1.0 
 struct Warpgroup16Plan {
   int columns = 256;
   long long m_padded = 0, n_padded = 0, k_padded = 0;
-  long long a_problems = 1, b_problems = 1;
-  int band = warpgroup16_band;  // tiles of rows whose columns run one after the other  // the packed copies (one where
-                                // every problem reads the same matrix)
+  long long a_problems = 1, b_problems = 1;  // the packed copies (one where every problem reads the same matrix)
+  int band = warpgroup16_band;               // tiles of rows whose columns run one after the other
 };
 
 // The plan where the device has wgmma and its kernels may take more local memory than it reports, and the packed
