@@ -29,6 +29,10 @@ struct Storage {
   int stride = 0;
 };
 
+// The problems a dense device copy of an operand holds (a widened or packed one): one where every problem of the
+// batch reads the same matrix (stride 0).
+inline long long copied_problems(int batch, int stride) { return batch > 1 && stride != 0 ? batch : 1; }
+
 // C = alpha * op(A) * op(B) + beta * C with op(A) m x k, op(B) k x n, C m x n, all stored column-major: the shape of
 // a product and where its operands lie, all that a plan needs to know of it; or of `batch` such products of one
 // shape, each operand of problem p at its Storage's offset + p * stride.

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -59,9 +58,6 @@ struct SixteenBitProblem {
   SixteenBitOutput output = SixteenBitOutput::same;
   std::size_t output_size() const { return output == SixteenBitOutput::float32 ? sizeof(float) : sixteen_bit_size; }
 };
-
-// The problems of an operand the float copy holds: one where every problem reads the same matrix (stride 0).
-inline long long widened_problems(int batch, int stride) { return batch > 1 && stride != 0 ? batch : 1; }
 
 // Checks the arguments of a 16-bit product as check_arguments (or, `batched`, check_batched_arguments) checks a float
 // one's, with A and B of 2 bytes an element and C of the output's; and that the float copies the product makes (of A
@@ -126,7 +122,7 @@ TILEGEMM_ENTRY SixteenBitProblem check_sixteen_bit_arguments(const cl::Context& 
        {std::tuple{"A", s.a_rows, s.a_cols, shape.a.stride}, std::tuple{"B", s.b_rows, s.b_cols, shape.b.stride},
         std::tuple{"the result", x.m, x.n, 1}}) {
     if (std::string(name) == "the result" && output == SixteenBitOutput::float32) continue;
-    const long long problems = widened_problems(shape.batch, stride);
+    const long long problems = copied_problems(shape.batch, stride);
     // rows, cols and problems are at most 2^31 - 1: compared by division, nothing overflows.
     if (rows > index_limit / cols || rows * cols > index_limit / problems) {
       const std::string message = std::string("the float copy of ") + name + " that a 16-bit product makes (" +
@@ -164,13 +160,8 @@ TILEGEMM_ENTRY cl::Event run_sixteen_bit(const CallContext& call, const SixteenB
   if (const std::optional<Warpgroup16Plan> plan = plan_warpgroup16(call.limits, s)) {
     try {
       const cl::Event done = run_warpgroup16(call, p, x.element, float_c, *plan, wait);
-      if (verbose_calls()) {
-        const std::string line = "tilegemm: " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
-                                 std::to_string(s.k) + " " + (x.element == SixteenBit::half ? "half" : "bfloat16") +
-                                 " on " + call.limits.name + ": wgmma 128x" + std::to_string(plan->columns) +
-                                 " on 16-bit core tiles\n";
-        std::fputs(line.c_str(), stderr);
-      }
+      report_warpgroup16(s, x.element == SixteenBit::half ? "half" : "bfloat16", call.limits, warpgroup16_rows,
+                         plan->columns);
       return done;
     } catch (const Error& e) {
       if (!refuses_local_memory(e)) throw;
@@ -179,8 +170,8 @@ TILEGEMM_ENTRY cl::Event run_sixteen_bit(const CallContext& call, const SixteenB
   }
   const int a_rows = s.trans_a ? s.k : s.m, a_cols = s.trans_a ? s.m : s.k;
   const int b_rows = s.trans_b ? s.n : s.k, b_cols = s.trans_b ? s.k : s.n;
-  const long long a_problems = widened_problems(s.batch, s.a.stride);
-  const long long b_problems = widened_problems(s.batch, s.b.stride);
+  const long long a_problems = copied_problems(s.batch, s.a.stride);
+  const long long b_problems = copied_problems(s.batch, s.b.stride);
   const auto floats = [](long long rows, long long cols, long long problems) {
     return static_cast<std::size_t>(rows * cols * problems) * sizeof(float);  // within 2^31 floats (checked)
   };

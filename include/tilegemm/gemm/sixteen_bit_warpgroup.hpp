@@ -51,8 +51,8 @@ inline std::optional<Warpgroup16Plan> plan_warpgroup16(const DeviceLimits& devic
   plan.m_padded = tiles(s.m, warpgroup16_rows) * warpgroup16_rows;
   plan.n_padded = tiles(s.n, plan.columns) * plan.columns;
   plan.k_padded = tiles(s.k, warpgroup16_depth) * warpgroup16_depth;
-  plan.a_problems = s.batch > 1 && s.a.stride != 0 ? s.batch : 1;
-  plan.b_problems = s.batch > 1 && s.b.stride != 0 ? s.batch : 1;
+  plan.a_problems = copied_problems(s.batch, s.a.stride);
+  plan.b_problems = copied_problems(s.batch, s.b.stride);
   if (plan.m_padded * plan.k_padded > index_limit / plan.a_problems ||
       plan.n_padded * plan.k_padded > index_limit / plan.b_problems) {
     return std::nullopt;

@@ -55,6 +55,17 @@ inline void report_choice(const Plan& plan, const GemmShape& s, const DeviceLimi
   std::fputs(line.c_str(), stderr);  // one call per line, so that lines of threads do not mix
 }
 
+// The line for a 16-bit product on wgmma (gemm/sixteen_bit_warpgroup.hpp), which takes no Plan, e.g. "tilegemm:
+// 4096x4096x4096 bfloat16 on NVIDIA H200: wgmma 128x256 on 16-bit core tiles".
+inline void report_warpgroup16(const GemmShape& s, const char* element, const DeviceLimits& device, int rows,
+                               int columns) {
+  if (!verbose_calls()) return;
+  const std::string line = "tilegemm: " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) +
+                           " " + element + " on " + device.name + ": wgmma " + std::to_string(rows) + "x" +
+                           std::to_string(columns) + " on 16-bit core tiles\n";
+  std::fputs(line.c_str(), stderr);  // one call per line, so that lines of threads do not mix
+}
+
 // The line for a default plan the driver refused (see run_gemm in gemm/gemm.hpp); the new plan's line follows.
 inline void report_refusal(const Plan& plan, const DeviceLimits& device, const std::string& why) {
   if (!verbose_calls()) return;
