@@ -108,7 +108,8 @@ int run_family(const cl::CommandQueue& queue, const char* name, std::mt19937& ra
 }
 
 // The 16-bit wgmma path's pack kernel (portable, unlike the product): A (70 x 65, contiguous along its rows, runs not
-// aligned) and B (130 x 65 in two problems, contiguous along k, runs aligned) in one launch. "" when every element
+// aligned) and B (130 x 65 in two problems, contiguous along k, runs aligned) in one launch, which zeroes 300 counters
+// too. "" when every element
 // of each operand appears once in its packed copy and the rest of the copy is zero (tests/test_sixteen_bit.cpp checks
 // each element's place), else what is wrong.
 std::string run_pack16(const cl::CommandQueue& queue, std::mt19937& random) {
@@ -136,7 +137,14 @@ std::string run_pack16(const cl::CommandQueue& queue, std::mt19937& random) {
     operands.push_back({buffers[buffers.size() - 2], detail::Storage{x->offset, x->ld, x->stride}, x->outer, inner,
                         x->outer_contiguous, x->tile_outer, outer_padded, x->problems, buffers.back()});
   }
-  detail::pack16(call, operands[0], operands[1], inner_padded, {}).wait();
+  // The launch also zeroes the product's counters of split tiles: 300 here, more than a work-group's work-items.
+  std::vector<std::uint32_t> counters(300, 0xdeadbeefu);
+  const cl::Buffer device_counters = buffer_of(context, counters);
+  detail::pack16(call, operands[0], operands[1], inner_padded, {}, {&device_counters, 300}).wait();
+  queue.enqueueReadBuffer(device_counters, CL_TRUE, 0, counters.size() * 4, counters.data());
+  for (const std::uint32_t counter : counters) {
+    if (counter != 0) return "a counter of split tiles was not zeroed";
+  }
   for (std::size_t n = 0; n < 2; ++n) {
     Operand& x = n == 0 ? a : b;
     queue.enqueueReadBuffer(buffers[2 * n + 1], CL_TRUE, 0, x.packed.size() * 2, x.packed.data());

@@ -868,3 +868,42 @@ TEST_CASE("AutoConfig's plan is of an entry of the built-in table that serves th
     CHECK(chosen.count(entry.name) == 1);
   }
 }
+
+TEST_CASE("the 16-bit wgmma plan splits along k a last round of tiles that would leave half the units idle",
+          "[unit][plan][tensor_cores]") {
+  const DeviceLimits hopper = h200_with_tensor_cores();  // 132 compute units
+  const auto plan = [&](long long m, long long n, long long k, long long batch = 1) {
+    GemmShape s = dense_shape(m, n, k);
+    s.batch = batch;
+    s.c.stride = batch > 1 ? m * n : 0;
+    const std::optional<Warpgroup16Plan> chosen = plan_warpgroup16(hopper, s);
+    REQUIRE(chosen);
+    CHECK(chosen->split_tiles * chosen->splits <= 132);  // every piece finds a unit in the last round
+    return *chosen;
+  };
+  // 4096: 32 x 16 tiles of 128 x 256, the last of 4 rounds 116 of 132 full: whole tiles only.
+  const Warpgroup16Plan even = plan(4096, 4096, 4096);
+  CHECK(even.columns == 256);
+  CHECK(even.splits == 1);
+  CHECK(even.split_tiles == 0);
+  // 4097: 33 x 17 tiles, 4 rounds and 33 tiles: those in 4 pieces of 65 / 4 slices each.
+  const Warpgroup16Plan odd = plan(4097, 4097, 4097);
+  CHECK(odd.columns == 256);
+  CHECK(odd.split_tiles == 33);
+  CHECK(odd.splits == 4);
+  // 257 x 257 x 4097: one round of 9 tiles of 128 x 128, in 4 pieces (a piece takes at least 16 slices: 65 / 16); with
+  // k 2048, in 2; with k 1000 (16 slices), whole.
+  const Warpgroup16Plan small = plan(257, 257, 4097);
+  CHECK(small.columns == 128);
+  CHECK(small.split_tiles == 9);
+  CHECK(small.splits == 4);
+  CHECK(plan(257, 257, 2048).splits == 2);
+  CHECK(plan(257, 257, 1000).splits == 1);
+  CHECK(plan(257, 257, 1000).split_tiles == 0);
+  // Many small tiles in one round: 16 of 128 x 128 at 512 x 512 x 65536 in 8 pieces (132 / 16).
+  CHECK(plan(512, 512, 65536).splits == 8);
+  // Batches are not split (their problems fill the units).
+  const Warpgroup16Plan batch = plan(257, 257, 4097, 3);
+  CHECK(batch.splits == 1);
+  CHECK(batch.split_tiles == 0);
+}

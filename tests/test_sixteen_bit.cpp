@@ -236,6 +236,13 @@ TEST_CASE("16-bit products: every input, output, transpose, size and K of the is
   SECTION("bfloat16 -> float") { all_products<BFloat, float>(); }
 }
 
+// On the wgmma path (9.0): 13 x 7 tiles 128 x 256, whose last column of tiles holds 6 columns of C (multiplied 64 wide)
+// and last row 24 rows (one warpgroup's); elsewhere a product as any other.
+TEST_CASE("16-bit products past a round of tiles 256 wide, whose edge tiles hold few rows and columns", "[slow]") {
+  check_buffer_product<Half, Half>(false, true, 1560, 1542, 130, false);
+  check_buffer_product<BFloat, float>(true, false, 1560, 1542, 130, true, true);
+}
+
 // Values at the edges of each type (as floats): zeros, the largest finite, subnormals, infinities, NaN.
 template <class In>
 std::vector<float> edge_values() {
@@ -468,11 +475,15 @@ TEST_CASE("the 16-bit pack kernel lays operands out as wgmma reads them, zero be
                            Pair{65, {300, 128, 8, 0, 2, true, false}, {5, 128, 2, 1, 2, false, false}, false},
                            Pair{129, {61, 128, 0, 3, 3, true, true}, {}, true}}) {
     pack_test::Operand a(queue, pair.a, pair.inner, depth);
+    // The launch also zeroes the product's counters of split tiles: the first `zeroed` words, none past them.
+    const int zeroed = pair.inner % 7 * 100;  // 0 to 600: more words than a work-group has work-items
+    std::vector<std::uint32_t> counters(static_cast<std::size_t>(zeroed) + 5, 0xdeadbeefu);
+    const cl::Buffer device_counters = buffer_of(queue, counters);
     if (pair.alone) {
-      detail::pack16(call, a.packed(), detail::PackedOperand{}, a.inner_padded, {}).wait();
+      detail::pack16(call, a.packed(), detail::PackedOperand{}, a.inner_padded, {}, {&device_counters, zeroed}).wait();
     } else {
       pack_test::Operand b(queue, pair.b, pair.inner, depth);
-      detail::pack16(call, a.packed(), b.packed(), a.inner_padded, {}).wait();
+      detail::pack16(call, a.packed(), b.packed(), a.inner_padded, {}, {&device_counters, zeroed}).wait();
       const std::string b_failure = b.check(queue, depth);
       INFO("B: " << b_failure);
       CHECK(b_failure.empty());
@@ -480,6 +491,11 @@ TEST_CASE("the 16-bit pack kernel lays operands out as wgmma reads them, zero be
     const std::string a_failure = a.check(queue, depth);
     INFO("A: " << a_failure);
     CHECK(a_failure.empty());
+    read_back(queue, device_counters, counters);
+    for (std::size_t i = 0; i < counters.size(); ++i) {
+      INFO("counter " << i << " of " << zeroed << " to zero");
+      CHECK(counters[i] == (static_cast<int>(i) < zeroed ? 0u : 0xdeadbeefu));
+    }
   }
 }
 

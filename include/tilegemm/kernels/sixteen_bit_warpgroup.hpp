@@ -38,32 +38,50 @@ inline constexpr std::string_view packed16_in = "__global const ushort* restrict
 inline constexpr std::string_view packed16_out = "__global ushort* restrict";
 inline constexpr std::string_view slices_in = "__global const float* restrict";  // packed pairs, as the copy engine's
 inline constexpr std::string_view result_out = "__global RESULT*";               // float or STORAGE16; read if beta
+inline constexpr std::string_view partials_out = "__global float*";  // tiles split along k: their pieces' sums
+inline constexpr std::string_view counters_out = "__global uint*";   // and how many pieces of each are there
 
 // PACK16_PARAMETERS: two operands packed in one launch, a_ then b_, each an outer x inner operand (m x k of A, n x k
 // of B) at src_offset, leading dimension ld, contiguous along outer where outer_contiguous, `problems` of them
 // src_stride apart; into core tiles of tile_outer rows, problems dst_stride apart; `aligned` where every run of 4
 // elements read starts on 8 bytes (offsets, ld and stride multiples of 4). Both with k padded to inner_padded; the
-// first a_blocks work-groups along dimension 0 pack a_.
+// first a_blocks work-groups along dimension 0 pack a_. The first work-group also sets zeroed[0 to zeroed_count) to
+// zero: the product's counters of split tiles, without a launch of their own.
 #define TILEGEMM_PACK16_OPERAND(p)                                                                       \
   integer(p "outer"), integer(p "inner"), integer(p "outer_contiguous"), pointer(p "src", packed16_in),  \
       integer(p "src_offset"), integer(p "ld"), integer(p "src_stride"), pointer(p "dst", packed16_out), \
       integer(p "dst_stride"), integer(p "tile_outer"), integer(p "aligned"), integer(p "problems")
-inline constexpr std::array pack16_arguments = {TILEGEMM_PACK16_OPERAND("a_"), TILEGEMM_PACK16_OPERAND("b_"),
-                                                integer("inner_padded"), integer("a_blocks")};
+inline constexpr std::array pack16_arguments = {TILEGEMM_PACK16_OPERAND("a_"),   TILEGEMM_PACK16_OPERAND("b_"),
+                                                integer("inner_padded"),         integer("a_blocks"),
+                                                pointer("zeroed", counters_out), integer("zeroed_count")};
 #undef TILEGEMM_PACK16_OPERAND
 // WARPGROUP16_PARAMETERS: C = alpha * A * B + beta * C for M x N, A and B packed (K padded to whole slices; problems
 // a_stride and b_stride 4-byte words apart), C at c_offset with leading dimension ldc (problems c_stride apart;
 // c_aligned where all three are multiples of 16 bytes' elements); tiles_m x tiles_n tiles, taken in bands of `band`
-// tiles of rows.
-inline constexpr std::array warpgroup16_arguments = {integer("M"),        integer("N"),
-                                                     integer("K"),        scalar("alpha"),
-                                                     scalar("beta"),      pointer("A", slices_in),
-                                                     integer("a_stride"), pointer("B", slices_in),
-                                                     integer("b_stride"), pointer("C", result_out),
-                                                     integer("c_offset"), integer("ldc"),
-                                                     integer("c_stride"), integer("c_aligned"),
-                                                     integer("tiles_m"),  integer("tiles_n"),
-                                                     integer("band")};
+// tiles of rows. The first whole_tiles tiles are made by one work-group each, every later one by `splits` work-groups
+// (pieces of its slices), whose sums meet in `partials` (TSM x TSN floats a piece), `counters` (one a split tile, zero
+// at the start) counting the pieces there.
+inline constexpr std::array warpgroup16_arguments = {integer("M"),
+                                                     integer("N"),
+                                                     integer("K"),
+                                                     scalar("alpha"),
+                                                     scalar("beta"),
+                                                     pointer("A", slices_in),
+                                                     integer("a_stride"),
+                                                     pointer("B", slices_in),
+                                                     integer("b_stride"),
+                                                     pointer("C", result_out),
+                                                     integer("c_offset"),
+                                                     integer("ldc"),
+                                                     integer("c_stride"),
+                                                     integer("c_aligned"),
+                                                     integer("tiles_m"),
+                                                     integer("tiles_n"),
+                                                     integer("band"),
+                                                     integer("whole_tiles"),
+                                                     integer("splits"),
+                                                     pointer("partials", partials_out),
+                                                     pointer("counters", counters_out)};
 
 // The pack program: portable OpenCL C (no inline PTX), so that it runs, and is tested, on every device.
 inline constexpr char pack16_source[] = R"CLC(
@@ -138,6 +156,9 @@ __kernel __attribute__((reqd_work_group_size(PACK_RUNS, 16, 1)))
 void pack_sixteen_bit(PACK16_PARAMETERS) {
   __local ushort block[PACK_BLOCK][PACK_BLOCK + 2];  // block[i - i0][o - o0]
   const int problem = get_group_id(2);
+  if (get_group_id(0) == 0 && get_group_id(1) == 0 && problem == 0) {
+    for (int i = get_local_id(1) * PACK_RUNS + get_local_id(0); i < zeroed_count; i += PACK_ITEMS) zeroed[i] = 0;
+  }
   if (get_group_id(0) < a_blocks) {
     if (problem < a_problems) {
       pack_block(block, get_group_id(0), get_group_id(1), a_outer, a_inner, a_outer_contiguous,
@@ -209,8 +230,9 @@ inline ulong descriptor16(const uint address) {
   "+f"(d[i + 6]), "+f"(d[i + 7])
 #define D64(d, i) D8(d, i), D8(d, i + 8), D8(d, i + 16), D8(d, i + 24), D8(d, i + 32), D8(d, i + 40), \
   D8(d, i + 48), D8(d, i + 56)
-#define LIST64 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26," \
-  "%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53," \
+#define LIST32 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26," \
+  "%27,%28,%29,%30,%31"
+#define LIST64 LIST32 ",%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53," \
   "%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
 #if TSN == 256
 #define ACCUMULATOR_OPERANDS(d) D64(d, 0), D64(d, 64)
@@ -235,6 +257,15 @@ inline void wgmma16(float d[ACCUMULATORS], const ulong a, const ulong b) {
                "wgmma.mma_async.sync.aligned." SHAPE WGMMA_TYPES " " ACCUMULATOR_LIST ", " MORE_OPERANDS
                ", p, 1, 1, 0, 0;\n}\n"
                : ACCUMULATOR_OPERANDS(d)
+               : "l"(a), "l"(b), "r"(1));
+}
+// d += a * b for this warpgroup's 64 rows by the tile's first 64 columns only, where no more of them lie inside C: the
+// accumulators of m64n64k16 are the first 32 of m64nTSNk16 (column 8 j + 2 t in d[4 j] in both), and the slice of B
+// holds those 64 columns first.
+inline void wgmma16_narrow(float d[ACCUMULATORS], const ulong a, const ulong b) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" SM90A_ONLY
+               "wgmma.mma_async.sync.aligned.m64n64k16" WGMMA_TYPES " {" LIST32 "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+               : D8(d, 0), D8(d, 8), D8(d, 16), D8(d, 24)
                : "l"(a), "l"(b), "r"(1));
 }
 #define PRODUCTS_BEGIN() asm volatile(SM90A_ONLY "wgmma.fence.sync.aligned;\n" ::: "memory")
@@ -293,40 +324,101 @@ inline void store_run(__global RESULT* C, const int ldc, const int M, const int 
 #endif
 }
 
-// A TSM x TSN tile of C per work-group; work-groups run through the tiles in bands of `band` tiles of rows, column after
-// column in each, so that those running at once share panels of A and B in L2. Problem get_group_id(2) of a batch.
+// A split tile's pieces meet here, each with its sums in `tile` (local memory, as staged for C): they go to `partials`,
+// and the last piece of the tile to arrive adds all of them into `tile`, in the order of the pieces (so that C does not
+// depend on which came last), and writes C. Returns whether this work-group is that one. No work-group waits for
+// another, so none can hang on one that is not running.
+#define SUMS_PER_ITEM (TSM * TSN / 4 / THREADS)  // float4s of a tile per work-item (16 or 32), neighbours on neighbours
+inline bool sum_pieces(__local float* tile, __global float* partials, __global uint* counters, __local uint* last,
+                       const int split_tile, const int piece, const int pieces, const int tid) {
+  __global float4* sums = (__global float4*)(partials + split_tile * pieces * (TSM * TSN)) + tid;
+#define STAGED(i) \
+  (*(__local float4*)(tile + (tid + (i)*THREADS) / (TSM / 4) * STAGED_LD + (tid + (i)*THREADS) % (TSM / 4) * 4))
+#define SUMS(p, i) sums[(p) * (TSM * TSN / 4) + (i)*THREADS]
+#pragma unroll
+  for (int i = 0; i < SUMS_PER_ITEM; ++i) SUMS(piece, i) = STAGED(i);
+  // Each work-item's sums reach the device's scope before the count says they are there, and after the count is read
+  // the other pieces' are seen: the release and acquire of the CUDA memory model, which OpenCL 1.2 C cannot say. No
+  // compute unit has read these words before, so none can have them in its L1.
+  asm volatile("fence.acq_rel.gpu;" ::: "memory");
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  if (tid == 0) *last = atomic_inc(counters + split_tile) == (uint)(pieces - 1);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (!*last) return false;
+  asm volatile("fence.acq_rel.gpu;" ::: "memory");
+  // Eight float4s of the tile at a time: eight loads in flight for each piece, in few registers.
+  for (int first = 0; first < SUMS_PER_ITEM; first += 8) {
+    float4 total[8];
+    for (int p = 0; p < pieces; ++p) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const float4 x = p == piece ? STAGED(first + i) : SUMS(p, first + i);
+        total[i] = p == 0 ? x : total[i] + x;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < 8; ++i) STAGED(first + i) = total[i];
+  }
+#undef SUMS
+#undef STAGED
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return true;
+}
+
+// The slices one after the other, each multiplied by `product` (wgmma16, wgmma16_narrow or NO_PRODUCT): a loop for
+// each, so that no branch lies between a wgmma and its wait (ptxas would serialize the products).
+#define NO_PRODUCT(d, a, b)
+#define MULTIPLY_SLICES(product)                                                                                 \
+  for (int s = 0; s < count; ++s) {                                                                              \
+    const uint slice = slice_ready(local_base, s);                                                               \
+    const uint rows = slice + 64 * warpgroup / 8 * ROW_GROUP_BYTES, columns = slice + 4 * SLICE_A;               \
+    PRODUCTS_BEGIN();                                                                                            \
+    _Pragma("unroll") for (int k = 0; k < TSK; k += 16) {                                                        \
+      product(acc, descriptor16(rows + k / 8 * CORE_BYTES), descriptor16(columns + k / 8 * CORE_BYTES));         \
+    }                                                                                                            \
+    PRODUCTS_END();                                                                                              \
+    /* Lets the products of this slice run; once those of the slice before are done, this warp is done with its \
+       buffer, and one work-item copies slice s + AHEAD into it when every warp is. */                           \
+    WAIT_FOR_PRODUCTS(MMA_PENDING);                                                                              \
+    if (s >= MMA_PENDING && tid % 32 == 0) arrive(empty_barrier(local_base, (s - MMA_PENDING) % SLOTS));         \
+    refill_slot(local_base, a, b, s + AHEAD, count, tid);                                                        \
+  }
+
+// A TSM x TSN tile of C per work-group (or a piece of its slices, past whole_tiles); work-groups run through the tiles
+// in bands of `band` tiles of rows, column after column in each, so that those running at once share panels of A and B
+// in L2. Problem get_group_id(2) of a batch.
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
 void gemm_sixteen_bit_warpgroup(WARPGROUP16_PARAMETERS) {
   __local float slices[LOCAL_WORDS] __attribute__((aligned(128)));
+  __local uint last_piece;
   const int tid = get_local_id(0);
   const int warpgroup = tid / 128, warp = tid % 128 / 32, g = tid % 32 / 4, t = tid % 4;
-  const int id = get_group_id(0), first_row = id / (band * tiles_n) * band;
-  const int band_rows = min(band, tiles_m - first_row), within = id - first_row * tiles_n;
+  const int id = get_group_id(0), split = id >= whole_tiles;
+  const int tile = split ? whole_tiles + (id - whole_tiles) / splits : id;
+  const int pieces = split ? splits : 1, piece = split ? (id - whole_tiles) % splits : 0;
+  const int first_row = tile / (band * tiles_n) * band;
+  const int band_rows = min(band, tiles_m - first_row), within = tile - first_row * tiles_n;
   const int tile_m = first_row + within % band_rows, tile_n = within / band_rows;
-  const int count = K / TSK;
-  __global const float* a = A + (int)get_group_id(2) * a_stride + tile_m * count * SLICE_A;
-  __global const float* b = B + (int)get_group_id(2) * b_stride + tile_n * count * SLICE_B;
+  const int all_slices = K / TSK, first = all_slices * piece / pieces;
+  const int count = all_slices * (piece + 1) / pieces - first;
+  __global const float* a = A + (int)get_group_id(2) * a_stride + (tile_m * all_slices + first) * SLICE_A;
+  __global const float* b = B + (int)get_group_id(2) * b_stride + (tile_n * all_slices + first) * SLICE_B;
   C += c_offset + (int)get_group_id(2) * c_stride;
   const uint local_base = (uint)(ulong)slices;  // the 32-bit address in the shared window (see tensor_cores)
   float acc[ACCUMULATORS];
 #pragma unroll
   for (int v = 0; v < ACCUMULATORS; ++v) acc[v] = 0;
 
+  // Edge tiles multiply only what lies inside C: a warpgroup whose 64 rows are all past M none of it, a tile with at
+  // most 64 columns inside N its first 64 (a quarter of a tile 256 wide). Both the same for a whole warpgroup.
+  const bool rows_inside = 64 * warpgroup < M - tile_m * TSM, narrow = rows_inside && N - tile_n * TSN <= 64;
   start_slices(local_base, a, b, count, tid);
-  for (int s = 0; s < count; ++s) {
-    const uint slice = slice_ready(local_base, s);
-    const uint rows = slice + 64 * warpgroup / 8 * ROW_GROUP_BYTES, columns = slice + 4 * SLICE_A;
-    PRODUCTS_BEGIN();
-#pragma unroll
-    for (int k = 0; k < TSK; k += 16) {
-      wgmma16(acc, descriptor16(rows + k / 8 * CORE_BYTES), descriptor16(columns + k / 8 * CORE_BYTES));
-    }
-    PRODUCTS_END();
-    // Lets the products of this slice run; once those of the slice before are done, this warp is done with its
-    // buffer, and one work-item copies slice s + AHEAD into it when every warp is.
-    WAIT_FOR_PRODUCTS(MMA_PENDING);
-    if (s >= MMA_PENDING && tid % 32 == 0) arrive(empty_barrier(local_base, (s - MMA_PENDING) % SLOTS));
-    refill_slot(local_base, a, b, s + AHEAD, count, tid);
+  if (narrow) {
+    MULTIPLY_SLICES(wgmma16_narrow);
+  } else if (rows_inside) {
+    MULTIPLY_SLICES(wgmma16);
+  } else {
+    MULTIPLY_SLICES(NO_PRODUCT);
   }
   WAIT_FOR_PRODUCTS(0);
 
@@ -344,6 +436,7 @@ void gemm_sixteen_bit_warpgroup(WARPGROUP16_PARAMETERS) {
     slices[(c + 1) * STAGED_LD + r + 8] = acc[4 * j + 3];
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+  if (split && !sum_pieces(slices, partials, counters, &last_piece, tile - whole_tiles, piece, pieces, tid)) return;
   if (c_aligned) {
     const int run = tid % (TSM / 8), row = tile_m * TSM + 8 * run;
     for (int c = tid / (TSM / 8); c < TSN; c += THREADS / (TSM / 8)) {
@@ -353,10 +446,19 @@ void gemm_sixteen_bit_warpgroup(WARPGROUP16_PARAMETERS) {
       for (int e = 0; e < 8; ++e) v[e] = slices[c * STAGED_LD + 8 * run + e];
       store_run(C, ldc, M, N, row, column, alpha, beta, v);
     }
-  } else {  // element by element, neighbouring work-items on neighbouring rows
-    for (int at = tid; at < TSM * TSN; at += THREADS) {
-      const int r = at % TSM, c = at / TSM;
-      store_result(C, ldc, M, N, tile_m * TSM + r, tile_n * TSN + c, alpha, beta, slices[c * STAGED_LD + r]);
+  } else if (tile_m * TSM + tid % TSM < M) {
+    // Element by element, neighbouring work-items on neighbouring rows, each rounded by one cvt.rn (store16's integer
+    // rounding made this epilogue a tenth of a 4097^3 product).
+    const int r = tid % TSM, row = tile_m * TSM + r, columns = min(TSN, N - tile_n * TSN);
+    __global RESULT* at = C + row + tile_n * TSN * ldc;
+    for (int c = tid / TSM; c < columns; c += THREADS / TSM) {
+      const float value = alpha * slices[c * STAGED_LD + r];
+#if RESULT_IS_FLOAT
+      at[c * ldc] = beta == 0.0f ? value : value + beta * at[c * ldc];
+#else
+      const float sum = beta == 0.0f ? value : value + beta * load16(at, c * ldc);
+      ((__global ushort*)at)[c * ldc] = (ushort)rounded_pair(sum, 0.0f);
+#endif
     }
   }
 }
