@@ -46,9 +46,10 @@ using WarpgroupSmallSplit = tilegemm::WarpgroupMma<64, 128, 16, 8>;  // tf32x3 f
 using WarpgroupDeepSplit = tilegemm::WarpgroupMma<128, 128, 32, 6>;  // tf32x3
 
 // The bulk_tensor_cores family (double fed by the copy engine, compute capability 9.0): AutoConfig's choice for large
-// C (135 KiB of local memory), and a small one within 48 KiB.
+// C (135 KiB of local memory), a small one within 48 KiB, and AutoConfig's for medium C.
 using Bulk = tilegemm::BulkTensorCores<128, 128, 16, 64, 32, 4>;
 using BulkSmall = tilegemm::BulkTensorCores<64, 64, 8, 32, 32, 3>;
+using BulkNarrow = tilegemm::BulkTensorCores<64, 128, 32, 32, 32, 3>;  // AutoConfig's for C of 1024 to 1536
 
 bool device_has_tensor_cores(const cl::CommandQueue& queue) {
   return tilegemm::detail::has_tensor_cores(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()));
@@ -375,6 +376,7 @@ TEST_CASE("bulk_tensor_cores is refused without the copy engine and in float, an
   }
 BULK_CASE(Bulk, "bulk_tensor_cores 128x128x16 8x8 v4 s4 double, every shape and transpose")
 BULK_CASE(BulkSmall, "bulk_tensor_cores 64x64x8 4x8 v4 s3 double, every shape and transpose")
+BULK_CASE(BulkNarrow, "bulk_tensor_cores 64x128x32 4x8 v4 s3 double, every shape and transpose")
 
 TEST_CASE("the double path of compute capability 8.x (m8n8k4), on a newer GPU described as 8.0",
           "[tensor_cores][gpu]") {

@@ -169,19 +169,41 @@ inline std::optional<Plan> plan_warpgroup_mma(const GemmShape& s, const DeviceLi
   return plan_if_fits(config, s, device, scalar_size, corner_options(config, s, device, scalar_size, math, whole_c));
 }
 
-// Double on the copy engine's pipeline (kernels/bulk_tensor_cores.hpp) where the device has it and C has a tile for
-// every compute unit, all of C in tiles (the packed copies are padded).
+// Double on the copy engine's pipeline (kernels/bulk_tensor_cores.hpp), in tiles 128 x 128 (bulk_double) where C has
+// one for 9 in 10 compute units at least, or 64 x 128 (bulk_double_narrow) where their rounds over the units are 70%
+// full at least and cost less: a narrow tile takes bulk_narrow_tile_cost times half a wide one's time (H200: 47.2
+// against 52.0 TFLOP/s at 4096). Fewer or emptier rounds ran better on mma.sync's tiles (1024 in 64 wide tiles 21.3
+// TFLOP/s, 1025 in 153 narrow ones 18.8, against 26.9 and 22.8). Only single products take the narrow tiles
+// (batches' unmeasured). H200, 2026-11-28: 1024 31.1 (narrow), 1408 39.0 (121 wide tiles), 1536 31.1 (narrow), against
+// 27.0, 30 and 27.2 before (benchmarks/README.md).
+inline constexpr double bulk_narrow_tile_cost = 1.15;
+inline constexpr double bulk_wide_fill = 0.9, bulk_narrow_fill = 0.7;
+inline const KernelDescription* bulk_choice(const GemmShape& s, long long units) {
+  const KernelDescription& wide = builtin("bulk_double").config;
+  const KernelDescription& narrow = builtin("bulk_double_narrow").config;
+  const long long wide_tiles = batch_tiles_of(s, wide.tile), narrow_tiles = batch_tiles_of(s, narrow.tile);
+  const auto rounds = [&](long long tiles) { return static_cast<double>((tiles + units - 1) / units); };
+  const bool wide_fills = static_cast<double>(wide_tiles) >= bulk_wide_fill * static_cast<double>(units);
+  const bool narrow_fills =
+      s.batch == 1 && static_cast<double>(narrow_tiles) >= bulk_narrow_fill * rounds(narrow_tiles) * units;
+  if (narrow_fills && (!wide_fills || bulk_narrow_tile_cost * rounds(narrow_tiles) < 2 * rounds(wide_tiles))) {
+    return &narrow;
+  }
+  return wide_fills ? &wide : nullptr;
+}
+
+// All of C in tiles (the packed copies are padded).
 inline std::optional<Plan> plan_bulk_tensor_cores(const GemmShape& s, const DeviceLimits& device,
                                                   std::size_t scalar_size) {
-  const KernelDescription& bulk = builtin("bulk_double").config;
-  if (!implementation_on(bulk, device, scalar_size, MathMode::ieee).possible() ||
-      batch_tiles_of(s, bulk.tile) < static_cast<long long>(device.compute_units) ||
-      !config_fits(bulk, device, scalar_size)) {
+  const KernelDescription* bulk = bulk_choice(s, std::max<long long>(device.compute_units, 1));
+  if (bulk == nullptr || !implementation_on(*bulk, device, scalar_size, MathMode::ieee).possible() ||
+      !config_fits(*bulk, device, scalar_size)) {
     return std::nullopt;
   }
   // None where a packed copy is larger than the device's largest buffer, or past the kernels' 32-bit indices, padding
   // in: the other tensor-core plans may read in place.
-  return plan_if_fits(bulk, s, device, scalar_size, corner_options(bulk, s, device, scalar_size, MathMode::ieee, true));
+  return plan_if_fits(*bulk, s, device, scalar_size,
+                      corner_options(*bulk, s, device, scalar_size, MathMode::ieee, true));
 }
 
 // The tensor-core plan of a product, where tensor cores run it (plan_warpgroup_mma, plan_bulk_tensor_cores, else
