@@ -171,11 +171,9 @@ inline std::optional<Plan> plan_warpgroup_mma(const GemmShape& s, const DeviceLi
 
 // Double on the copy engine's pipeline (kernels/bulk_tensor_cores.hpp), in tiles 128 x 128 (bulk_double) where C has
 // one for 9 in 10 compute units at least, or 64 x 128 (bulk_double_narrow) where their rounds over the units are 70%
-// full at least and cost less: a narrow tile takes bulk_narrow_tile_cost times half a wide one's time (H200: 47.2
-// against 52.0 TFLOP/s at 4096). Fewer or emptier rounds ran better on mma.sync's tiles (1024 in 64 wide tiles 21.3
-// TFLOP/s, 1025 in 153 narrow ones 18.8, against 26.9 and 22.8). Only single products take the narrow tiles
-// (batches' unmeasured). H200, 2026-11-28: 1024 31.1 (narrow), 1408 39.0 (121 wide tiles), 1536 31.1 (narrow), against
-// 27.0, 30 and 27.2 before (benchmarks/README.md).
+// full at least and cost less: a narrow tile takes bulk_narrow_tile_cost times half a wide one's time. Fewer or
+// emptier rounds ran slower than mma.sync's tiles (1024 in wide tiles, 1025 in narrow ones). Only single products take
+// the narrow tiles: batches' were not measured. Figures: benchmarks/README.md, "Double below 4096".
 inline constexpr double bulk_narrow_tile_cost = 1.15;
 inline constexpr double bulk_wide_fill = 0.9, bulk_narrow_fill = 0.7;
 inline const KernelDescription* bulk_choice(const GemmShape& s, long long units) {
