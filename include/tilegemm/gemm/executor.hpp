@@ -2,8 +2,11 @@
 // It decides nothing; every choice is the plan's (plan.hpp).
 #pragma once
 
+#include <algorithm>
 #include <memory>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "../kernels/kernel_description.hpp"
@@ -38,12 +41,10 @@ struct KernelOperand {
   }
 };
 
-// The operand the plan says: the caller's, or packed copies (one per problem of a batch of `batch`, in one buffer)
-// enqueued after `wait` (their event appended to `events`) by one launch of the pack kernel (support_tile `tile` for
-// pack_operand).
-inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& plan, const cl::Buffer& source,
-                                    const Storage& storage, std::size_t scalar_size, int tile, int batch,
-                                    const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
+// The operand the plan says, without packing it: the caller's buffer, or a pooled buffer for its packed copies (one
+// per problem of a batch of `batch`).
+inline KernelOperand operand_for(const CallContext& call, const OperandPlan& plan, const cl::Buffer& source,
+                                 std::size_t scalar_size, int batch) {
   KernelOperand operand;
   operand.offset = plan.offset;
   operand.ld = plan.ld;
@@ -55,32 +56,88 @@ inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& 
   operand.copy = std::make_unique<ScratchBuffer>(
       call, scalar_size * static_cast<std::size_t>(copy_elements(plan)) * static_cast<std::size_t>(batch));
   operand.buffer = operand.copy->buffer();
-  const bool core_tiles = plan.layout == CopyLayout::core_tiles;  // kernels/core_tiles.hpp
-  // The work-groups: tile x tile work-items of an element each, or for core tiles core_block x core_block elements
-  // with 4 of k (core_columns) per work-item.
-  const std::size_t block = core_tiles ? core_block : static_cast<std::size_t>(tile);
-  const std::size_t per_item = core_tiles ? core_columns : 1;
-  KernelLease kernel = make_kernel(
-      call, core_tiles ? core_tiles_program() : support_program(scalar_size == sizeof(double), tile, pack_kernel_name),
-      block * block / per_item);
-  const int outer_contiguous = static_cast<int>(plan.outer_contiguous);
-  if (core_tiles) {
-    set_arguments<pack_core_tiles_arguments>(kernel, 0, plan.outer, plan.inner, outer_contiguous, source,
-                                             storage.offset, storage.ld, plan.outer_padded, plan.inner_padded,
-                                             plan.tile_outer, plan.tile_inner, plan.parts, operand.buffer,
-                                             storage.stride, copy_elements(plan));
-  } else {  // pack_operand: the whole outer index as one tile of unpadded rows, or padded slices
-    const bool padded = plan.layout == CopyLayout::padded_slices;
-    set_arguments<pack_operand_arguments>(
-        kernel, 0, plan.outer, plan.inner, outer_contiguous, source, storage.offset, storage.ld, plan.outer_padded,
-        plan.inner_padded, padded ? plan.tile_outer : plan.outer_padded, padded ? plan.row : plan.outer_padded,
-        operand.buffer, storage.stride, copy_elements(plan));
-  }
-  events.push_back(enqueue(call.queue, kernel,
-                           batch_range(round_up(plan.outer_padded, block),
-                                       round_up(plan.inner_padded, block) / per_item, static_cast<std::size_t>(batch)),
-                           batch_range(block, block / per_item, 1), wait));
   return operand;
+}
+
+// An operand for the core tiles' pack kernel: as the plan packs it, from `source` (stored as `storage`) into `copy`.
+struct CoreTilesOperand {
+  const OperandPlan& plan;
+  const cl::Buffer& source;
+  const Storage& storage;
+  const cl::Buffer& copy;
+};
+
+// Enqueues the packing of a (and b, where given) into core tiles (kernels/core_tiles.hpp) in one launch after `wait`,
+// for every problem of a batch of `batch`; its event is appended to `events` where later commands need it
+// (enqueue_step). Work-groups of core_block x core_block elements, 4 of k (core_columns) per work-item.
+inline void pack_core_tiles(const CallContext& call, const CoreTilesOperand& a, const CoreTilesOperand* b, int batch,
+                            const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
+  constexpr int block = core_block, items = core_block / core_columns;
+  KernelLease kernel = make_kernel(call, core_tiles_program(), block * items);
+  const CoreTilesOperand& second = b != nullptr ? *b : a;  // an absent b: a's arguments, and no work-groups
+  const int a_blocks = static_cast<int>(round_up(a.plan.outer_padded, block) / block);
+  const int b_blocks = b != nullptr ? static_cast<int>(round_up(b->plan.outer_padded, block) / block) : 0;
+  const int inner_padded = std::max(a.plan.inner_padded, b != nullptr ? b->plan.inner_padded : 0);
+  const auto arguments = [](const CoreTilesOperand& x) {  // one operand's, in the table's order
+    return std::make_tuple(x.plan.outer, x.plan.inner, static_cast<int>(x.plan.outer_contiguous), x.source,
+                           x.storage.offset, x.storage.ld, x.plan.outer_padded, x.plan.inner_padded, x.plan.tile_outer,
+                           x.plan.tile_inner, x.plan.parts, x.copy, x.storage.stride, copy_elements(x.plan));
+  };
+  std::apply([&](const auto&... values) { set_arguments<pack_core_tiles_arguments>(kernel, 0, values...); },
+             std::tuple_cat(arguments(a), arguments(second), std::make_tuple(a_blocks)));
+  enqueue_step(call, kernel,
+               batch_range(static_cast<std::size_t>(a_blocks + b_blocks) * block,
+                           round_up(inner_padded, block) / block * items, static_cast<std::size_t>(batch)),
+               batch_range(block, items, 1), wait, events);
+}
+
+// The operand the plan says: the caller's, or packed copies (one per problem of a batch of `batch`, in one buffer)
+// enqueued after `wait` by one launch of the pack kernel (support_tile `tile` for pack_operand), its event appended
+// to `events` where later commands need it (enqueue_step).
+inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& plan, const cl::Buffer& source,
+                                    const Storage& storage, std::size_t scalar_size, int tile, int batch,
+                                    const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
+  KernelOperand operand = operand_for(call, plan, source, scalar_size, batch);
+  if (!plan.packed) return operand;
+  if (plan.layout == CopyLayout::core_tiles) {
+    pack_core_tiles(call, {plan, source, storage, operand.buffer}, nullptr, batch, wait, events);
+    return operand;
+  }
+  // pack_operand: the whole outer index as one tile of unpadded rows, or padded slices; work-groups of tile x tile
+  // work-items of an element each.
+  KernelLease kernel =
+      make_kernel(call, support_program(scalar_size == sizeof(double), tile, pack_kernel_name), tile * tile);
+  const bool padded = plan.layout == CopyLayout::padded_slices;
+  set_arguments<pack_operand_arguments>(
+      kernel, 0, plan.outer, plan.inner, static_cast<int>(plan.outer_contiguous), source, storage.offset, storage.ld,
+      plan.outer_padded, plan.inner_padded, padded ? plan.tile_outer : plan.outer_padded,
+      padded ? plan.row : plan.outer_padded, operand.buffer, storage.stride, copy_elements(plan));
+  enqueue_step(call, kernel,
+               batch_range(round_up(plan.outer_padded, tile), round_up(plan.inner_padded, tile),
+                           static_cast<std::size_t>(batch)),
+               batch_range(tile, tile, 1), wait, events);
+  return operand;
+}
+
+// A and B as the kernel is given them, packed where the plan says after `wait` (events appended to `ready` where the
+// product needs them): in one launch where both go into core tiles.
+inline std::pair<KernelOperand, KernelOperand> kernel_operands(const CallContext& call, const Plan& plan,
+                                                               const GemmProblem& p, const std::vector<cl::Event>& wait,
+                                                               std::vector<cl::Event>& ready) {
+  const GemmShape& s = p.shape;
+  const auto core_tiles = [](const OperandPlan& x) { return x.packed && x.layout == CopyLayout::core_tiles; };
+  if (core_tiles(plan.a) && core_tiles(plan.b)) {
+    KernelOperand a = operand_for(call, plan.a, p.a, p.scalar_size(), plan.batch_count);
+    KernelOperand b = operand_for(call, plan.b, p.b, p.scalar_size(), plan.batch_count);
+    const CoreTilesOperand b_pack{plan.b, p.b, s.b, b.buffer};
+    pack_core_tiles(call, {plan.a, p.a, s.a, a.buffer}, &b_pack, plan.batch_count, wait, ready);
+    return {std::move(a), std::move(b)};
+  }
+  KernelOperand a =
+      kernel_operand(call, plan.a, p.a, s.a, p.scalar_size(), plan.support_tile, plan.batch_count, wait, ready);
+  KernelOperand b =
+      kernel_operand(call, plan.b, p.b, s.b, p.scalar_size(), plan.support_tile, plan.batch_count, wait, ready);
+  return {std::move(a), std::move(b)};
 }
 
 // The arguments every GEMM entry point starts with (gemm_arguments, kernels/kernel_arguments.hpp); returns the index
@@ -124,15 +181,16 @@ inline cl::Event run_split_k(const CallContext& call, const Plan& plan, const Ge
   KernelLease slices = make_kernel(call, gemm_program(plan.config, is_double, plan.variant), plan.config.threads());
   set_arguments<split_k_arguments>(slices, 0, plan.corner_m, plan.corner_n, plan.depth, a.buffer, a.offset, a.ld,
                                    b.buffer, b.offset, b.ld, workspace.buffer(), slice_stride, ldw, plan.k_per_slice);
-  const cl::Event partial = enqueue(call.queue, slices, cl::NDRange(plan.global[0], plan.global[1], plan.global[2]),
-                                    cl::NDRange(plan.local[0], plan.local[1], plan.local[2]), ready);
+  std::vector<cl::Event> partial;  // what the sum waits for: the first pass, where the queue does not order them
+  enqueue_step(call, slices, cl::NDRange(plan.global[0], plan.global[1], plan.global[2]),
+               cl::NDRange(plan.local[0], plan.local[1], plan.local[2]), ready, partial);
   const int tile = plan.support_tile;
   KernelLease sum = make_kernel(call, support_program(is_double, tile, sum_slices_kernel_name), tile * tile);
   set_arguments<sum_slices_arguments>(sum, 0, plan.corner_m, plan.corner_n, plan.slices, p.alpha, p.beta,
                                       workspace.buffer(), slice_stride, ldw, p.c, p.shape.c.offset, p.shape.c.ld);
   const cl::Event done =
       enqueue(call.queue, sum, cl::NDRange(round_up(plan.corner_m, tile), round_up(plan.corner_n, tile)),
-              cl::NDRange(tile, tile), {partial});
+              cl::NDRange(tile, tile), partial);
   workspace.give_back_after(done);
   return done;
 }
@@ -157,10 +215,7 @@ inline cl::Event run_product(const CallContext& call, const Plan& plan, const Ge
                              const std::vector<cl::Event>& wait) {
   const GemmShape& s = p.shape;
   std::vector<cl::Event> ready = wait;
-  KernelOperand a =
-      kernel_operand(call, plan.a, p.a, s.a, p.scalar_size(), plan.support_tile, plan.batch_count, wait, ready);
-  KernelOperand b =
-      kernel_operand(call, plan.b, p.b, s.b, p.scalar_size(), plan.support_tile, plan.batch_count, wait, ready);
+  auto [a, b] = kernel_operands(call, plan, p, wait, ready);
   cl::Event done;
   if (plan.config.splits_k) {
     done = run_split_k(call, plan, p, a, b, ready);

@@ -33,22 +33,19 @@ inline int core_tile_index(const int o, const int i, const int tile_outer, const
          k / CORE_COLUMNS * CORE_ROWS * CORE_COLUMNS + row % CORE_ROWS * CORE_COLUMNS + k % CORE_COLUMNS;
 }
 
-// Copies an outer x inner operand (m x k of A, n x k of B) into its core tiles up to outer_padded x inner_padded
-// (whole tiles), zero outside the operand: one part, rounded to TF32, or two (`parts`), the high TF32 part and the
-// low one (what is left, rounded to TF32). A work-group copies a CORE_BLOCK x CORE_BLOCK block through local memory:
-// it reads the block with neighbouring work-items on neighbouring elements, whichever index is contiguous, then each
-// work-item writes one 16-byte row of a core matrix (4 of k), so that 8 neighbours fill one matrix's 128 bytes.
-// (One element per work-item, in 16 x 16 tiles, moved about 1 TB/s on an H200; this kernel 3 to 3.6.) Each problem of
-// a batch (launch dimension 2) is src_stride elements past the one before in src and dst_stride in dst.
-__kernel __attribute__((reqd_work_group_size(CORE_BLOCK, CORE_BLOCK / CORE_COLUMNS, 1)))
-void pack_core_tiles(PACK_CORE_TILES_PARAMETERS) {
-  __local float block[CORE_BLOCK][CORE_BLOCK + 1];  // block[i - i0][o - o0]; the +1 avoids bank conflicts
+// Copies block (o0, i0) of an outer x inner operand (m x k of A, n x k of B) into its core tiles up to
+// outer_padded x inner_padded (whole tiles), zero outside the operand: one part, rounded to TF32, or two (`parts`),
+// the high TF32 part and the low one (what is left, rounded to TF32). The work-group copies the CORE_BLOCK x
+// CORE_BLOCK block through local memory: it reads the block with neighbouring work-items on neighbouring elements,
+// whichever index is contiguous, then each work-item writes one 16-byte row of a core matrix (4 of k), so that 8
+// neighbours fill one matrix's 128 bytes. (One element per work-item, in 16 x 16 tiles, moved about 1 TB/s on an
+// H200; this way 3 to 3.6.)
+inline void pack_core_block(__local float (*block)[CORE_BLOCK + 1], const int o0, const int i0, const int outer,
+                            const int inner, const int outer_contiguous, __global const float* restrict src,
+                            const int ld, const int outer_padded, const int inner_padded, const int tile_outer,
+                            const int tile_inner, const int parts, __global float* restrict dst) {
   const int x = get_local_id(0);
   const int y = get_local_id(1);
-  const int o0 = get_group_id(0) * CORE_BLOCK;
-  const int i0 = get_group_id(1) * CORE_BLOCK;
-  src += IN_BATCH(src_offset, src_stride);
-  dst += IN_BATCH(0, dst_stride);
   for (int r = y; r < CORE_BLOCK; r += CORE_BLOCK / CORE_COLUMNS) {
     if (outer_contiguous) {
       const int o = o0 + x, i = i0 + r;
@@ -73,6 +70,27 @@ void pack_core_tiles(PACK_CORE_TILES_PARAMETERS) {
           (float4)(to_tf32(low.x), to_tf32(low.y), to_tf32(low.z), to_tf32(low.w));
     }
   }
+}
+
+// Packs two operands in one launch (PACK_CORE_TILES_PARAMETERS): the first a_blocks work-groups along dimension 0
+// take a_'s blocks of rows, the rest b_'s (none where b_outer_padded is 0); dimension 1 runs along k, as far as the
+// deeper of the two (a block past an operand's inner_padded stores nothing). Each problem of a batch (launch dimension
+// 2) is src_stride elements past the one before in src and dst_stride in dst. The operand is chosen by value, so that
+// every work-item reaches the one barrier (PoCL wrote past the copies with a barrier in each branch).
+__kernel __attribute__((reqd_work_group_size(CORE_BLOCK, CORE_BLOCK / CORE_COLUMNS, 1)))
+void pack_core_tiles(PACK_CORE_TILES_PARAMETERS) {
+  __local float block[CORE_BLOCK][CORE_BLOCK + 1];  // block[i - i0][o - o0]; the +1 avoids bank conflicts
+  const int group = get_group_id(0);
+  const int is_b = group >= a_blocks;
+  __global const float* restrict src = is_b ? b_src + IN_BATCH(b_src_offset, b_src_stride)
+                                            : a_src + IN_BATCH(a_src_offset, a_src_stride);
+  __global float* restrict dst = is_b ? b_dst + IN_BATCH(0, b_dst_stride) : a_dst + IN_BATCH(0, a_dst_stride);
+  pack_core_block(block, (is_b ? group - a_blocks : group) * CORE_BLOCK, get_group_id(1) * CORE_BLOCK,
+                  is_b ? b_outer : a_outer, is_b ? b_inner : a_inner,
+                  is_b ? b_outer_contiguous : a_outer_contiguous, src, is_b ? b_ld : a_ld,
+                  is_b ? b_outer_padded : a_outer_padded, is_b ? b_inner_padded : a_inner_padded,
+                  is_b ? b_tile_outer : a_tile_outer, is_b ? b_tile_inner : a_tile_inner, is_b ? b_parts : a_parts,
+                  dst);
 }
 )CLC";
 

@@ -100,13 +100,16 @@ inline constexpr std::array sum_slices_arguments = {
 inline constexpr std::array scale_c_arguments = {integer("M"),           integer("N"),        scalar("beta"),
                                                  pointer("C", real_out), integer("c_offset"), integer("ldc"),
                                                  integer("c_stride")};
-// PACK_CORE_TILES_PARAMETERS: the core tiles' pack kernel (kernels/core_tiles.hpp), float only.
-inline constexpr std::array pack_core_tiles_arguments = {
-    integer("outer"),          integer("inner"),        integer("outer_contiguous"),
-    pointer("src", floats_in), integer("src_offset"),   integer("ld"),
-    integer("outer_padded"),   integer("inner_padded"), integer("tile_outer"),
-    integer("tile_inner"),     integer("parts"),        pointer("dst", floats_out_only),
-    integer("src_stride"),     integer("dst_stride")};
+// PACK_CORE_TILES_PARAMETERS: the core tiles' pack kernel (kernels/core_tiles.hpp), float only: two operands, a_ then
+// b_, in one launch, the first a_blocks work-groups along dimension 0 packing a_.
+#define TILEGEMM_CORE_TILES_OPERAND(p)                                                                         \
+  integer(p "outer"), integer(p "inner"), integer(p "outer_contiguous"), pointer(p "src", floats_in),          \
+      integer(p "src_offset"), integer(p "ld"), integer(p "outer_padded"), integer(p "inner_padded"),          \
+      integer(p "tile_outer"), integer(p "tile_inner"), integer(p "parts"), pointer(p "dst", floats_out_only), \
+      integer(p "src_stride"), integer(p "dst_stride")
+inline constexpr std::array pack_core_tiles_arguments = {TILEGEMM_CORE_TILES_OPERAND("a_"),
+                                                         TILEGEMM_CORE_TILES_OPERAND("b_"), integer("a_blocks")};
+#undef TILEGEMM_CORE_TILES_OPERAND
 
 // The strips' `transposes` argument: a bit for each operand the caller stores transposed (TRANSPOSED_A and
 // TRANSPOSED_B in the strip code's text).
