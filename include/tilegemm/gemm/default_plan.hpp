@@ -290,15 +290,14 @@ inline Plan plan_model(const GemmShape& s, const DeviceLimits& device, std::size
     const std::optional<ModelFigures>& figures = model_figures(entry, is_double);
     if (!figures || !builtin_fits(entry, device, scalar_size)) continue;
     const PlanOptions options = corner_options(entry.config, s, device, scalar_size, MathMode::ieee, s.batch > 1);
+    const double time = estimated_time(entry.config.tile, *figures, options.corner_m, options.corner_n, units, s.batch);
+    if (best && time >= best_time) continue;  // not planned: it cannot win (every call plans)
     Plan plan = plan_product(entry.config, s, device, scalar_size, options);
     // Operands that are neither whole tiles nor whole vectors are read an element at a time in small products
     // (see operand_policy.hpp), which some configurations do slowly.
     if (plan.variant.edges == EdgeMode::elements && !entry.model->reads_elements_well) continue;
-    const double time = estimated_time(entry.config.tile, *figures, options.corner_m, options.corner_n, units, s.batch);
-    if (!best || time < best_time) {
-      best = std::move(plan);
-      best_time = time;
-    }
+    best = std::move(plan);
+    best_time = time;
   }
   return best ? *best : plan_product(fallback_for(device, scalar_size).config, s, device, scalar_size);
 }
