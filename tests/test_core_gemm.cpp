@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "dense_shape.hpp"
 #include "reference.hpp"
 #include "run_plan.hpp"
 
@@ -148,6 +149,48 @@ TEST_CASE("gemm waits for its wait list and returns an event that completes with
   REQUIRE(done.wait() == CL_SUCCESS);
   CHECK(done.getProfilingInfo<CL_PROFILING_COMMAND_END>() >= done.getProfilingInfo<CL_PROFILING_COMMAND_START>());
   CHECK(tilegemm_test::compare_with_reference<float>(host_copy<float>(queue, c, 70, 30), 1.0, a, b, 0.0, nans) == "");
+}
+
+// A product of several launches (a pack, then the product; split-K's two passes) held back by a wait list: on an
+// in-order queue the later launches follow the earlier ones without events, on an out-of-order queue each waits for
+// the event of the one before (enqueue_step). Either way the result is right and the returned event completes with it.
+template <class Config>
+void check_steps_in_order(const cl::CommandQueue& queue, int m, int n, int k, bool packs) {
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const tilegemm::detail::Plan plan =
+      tilegemm::detail::plan_product(tilegemm::detail::describe<Config>, tilegemm_test::dense_shape(m, n, k),
+                                     tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()), sizeof(float));
+  INFO(plan.config.name() << " " << m << "x" << n << "x" << k << ", B packed " << plan.b.packed << ", slices "
+                          << plan.slices);
+  REQUIRE((packs ? plan.b.packed : plan.slices > 1));  // more than one launch
+  const Matrix<float> a = tilegemm_test::random_matrix<float>(m, k), b = tilegemm_test::random_matrix<float>(k, n);
+  const Matrix<float> nans = Matrix<float>::Constant(m, n, tilegemm_test::poison<float>());
+  const cl::Buffer c = device_copy(queue, nans);
+  for (int round = 0; round < 3; ++round) {
+    cl::UserEvent gate(context);
+    cl::Event done =
+        tilegemm::gemm<float, Config>(queue, Transpose::no, Transpose::no, m, n, k, 1.0f, device_copy(queue, a), 0, m,
+                                      device_copy(queue, b), 0, k, 0.0f, c, 0, m, {gate});
+    CHECK(done.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() != CL_COMPLETE);  // held back by the gate
+    gate.setStatus(CL_COMPLETE);
+    REQUIRE(done.wait() == CL_SUCCESS);
+    CHECK(tilegemm_test::compare_with_reference<float>(host_copy<float>(queue, c, m, n), 1.0, a, b, 0.0, nans) == "");
+  }
+}
+
+TEST_CASE("the launches of one product follow each other on in-order and out-of-order queues", "[core]") {
+  const cl::CommandQueue in_order = tilegemm::default_queue();
+  cl_int status = CL_SUCCESS;
+  const cl::CommandQueue out_of_order(in_order.getInfo<CL_QUEUE_CONTEXT>(), in_order.getInfo<CL_QUEUE_DEVICE>(),
+                                      CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &status);
+  std::vector<cl::CommandQueue> queues = {in_order};
+  if (status == CL_SUCCESS) queues.push_back(out_of_order);
+  for (const cl::CommandQueue& queue : queues) {
+    INFO((queue() == in_order() ? "in order" : "out of order"));
+    // B, K-contiguous and serving 2048 rows, is packed first; split-K's slices are summed by a second launch.
+    check_steps_in_order<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>(queue, 2048, 64, 64, true);
+    check_steps_in_order<tilegemm::SplitK<64, 64, 16, 4, 4, 4>>(queue, 64, 64, 4096, false);
+  }
 }
 
 // A configuration on the tiled corner of C and the strip code on the thin rest: AutoConfig does this on GPUs for sizes
