@@ -78,10 +78,12 @@ inline void pack_core_tiles(const CallContext& call, const CoreTilesOperand& a, 
   const int a_blocks = static_cast<int>(round_up(a.plan.outer_padded, block) / block);
   const int b_blocks = b != nullptr ? static_cast<int>(round_up(b->plan.outer_padded, block) / block) : 0;
   const int inner_padded = std::max(a.plan.inner_padded, b != nullptr ? b->plan.inner_padded : 0);
-  const auto arguments = [](const CoreTilesOperand& x) {  // one operand's, in the table's order
-    return std::make_tuple(x.plan.outer, x.plan.inner, static_cast<int>(x.plan.outer_contiguous), x.source,
-                           x.storage.offset, x.storage.ld, x.plan.outer_padded, x.plan.inner_padded, x.plan.tile_outer,
-                           x.plan.tile_inner, x.plan.parts, x.copy, x.storage.stride, copy_elements(x.plan));
+  // One operand's arguments in the table's order; the buffers by reference (a copy retains and releases them).
+  const auto arguments = [](const CoreTilesOperand& x) {
+    return std::tuple<int, int, int, const cl::Buffer&, int, int, int, int, int, int, int, const cl::Buffer&, int, int>(
+        x.plan.outer, x.plan.inner, static_cast<int>(x.plan.outer_contiguous), x.source, x.storage.offset, x.storage.ld,
+        x.plan.outer_padded, x.plan.inner_padded, x.plan.tile_outer, x.plan.tile_inner, x.plan.parts, x.copy,
+        x.storage.stride, copy_elements(x.plan));
   };
   std::apply([&](const auto&... values) { set_arguments<pack_core_tiles_arguments>(kernel, 0, values...); },
              std::tuple_cat(arguments(a), arguments(second), std::make_tuple(a_blocks)));
