@@ -114,12 +114,14 @@ int run_host_mode(const Options& options) {
       std::snprintf(text, sizeof text,
                     "%zu devices, %zu tiles x %zu slices of K, %.1f GB/s host memory:", shared.devices.size(),
                     shared.tiles, shared.slices, shared.bytes / host_ms * 1e-6);
+      const std::string staged = split;
       split = text;
       for (std::size_t d = 0; d < shared.devices.size(); ++d) {
         std::snprintf(text, sizeof text, " device %zu %d tiles, busy %.1f ms%s;", d, shared.devices[d].tiles,
                       shared.devices[d].busy_ms, shared.devices[d].failure.empty() ? "" : " (failed)");
         split += text;
       }
+      if (profile.blocks > 0) split += " device 0's last tile " + staged;
     }
     // One line for benchmarks/multi_device/run.sh to read.
     std::printf("summary: host %s %lld %zu devices %.3f ms %.1f GB/s\n",

@@ -5,9 +5,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <exception>
 #include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "../config/linkage.hpp"
@@ -225,6 +230,7 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
                                                  up.data(slot), nullptr, &done),
               "clEnqueueWriteBufferRect");
       }
+      check(set->upload.flush(), "clFlush");  // the products wait for it from another queue
       up.used_by(slot, done);
       uploads.push_back(done);
     }
@@ -244,8 +250,8 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
                         : upload_block(x.data, x.size, ld, rows, 0, rows, first, last, device);
   };
 
-  // Downloads wait in a queue, oldest first, for a host thread to copy them into C: the oldest when a slot is needed,
-  // all at the end. `parts_written` counts the parts of C written: from the first on, a failure is a PartialWrite.
+  // Downloads wait in a queue, oldest first, for the drain to copy them into C: the oldest when a slot is needed, all
+  // at the end. `parts_written` counts the parts of C written: from the first on, a failure is a PartialWrite.
   struct Download {
     std::size_t slot, row0, height, col0, columns;
     cl::Event done;
@@ -282,13 +288,92 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
                                                 {height * size, columns, 1}, m * size, 0, height * size, 0,
                                                 down.data(slot), &after, &done),
             "clEnqueueReadBufferRect");
+      check(set->download.flush(), "clFlush");
       down.used_by(slot, done);
       downloads.push_back(done);
       pending.push_back({slot, row0, height, j, columns, done});
     }
   };
 
+  // The drain: blocks of C whose product is enqueued wait in `made` for a host thread of the call's own that downloads
+  // and copies them into C, while this thread copies and uploads the panels of the next blocks, so that neither waits
+  // for the other (where no thread can be started, this thread drains after each block). Only the drain touches the
+  // download slots, `pending`, `downloads` and `parts_written` until it has ended.
+  struct Made {
+    std::size_t row0, row1, col0, col1;
+    cl::Event product;
+  };
+  struct Drain {
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::deque<Made> made;
+    bool closed = false;   // no more blocks: copy out every one and end
+    bool abandon = false;  // the product failed: end at once
+    std::exception_ptr failure;
+  } drain;
+  // Downloads and copies out blocks until the drain is closed and all of C copied out (or it is abandoned); with
+  // `until_idle`, only while blocks wait, copying out the downloads that have ended.
+  const auto run_drain = [&](bool until_idle) {
+    for (;;) {
+      std::unique_lock<std::mutex> lock(drain.mutex);
+      if (drain.abandon) return;
+      if (drain.made.empty()) {
+        if (until_idle) return;
+        if (drain.closed) break;
+        if (!pending.empty()) {  // nothing new yet: copy out what is downloading
+          lock.unlock();
+          copy_out_oldest();
+          continue;
+        }
+        drain.changed.wait(lock, [&] { return drain.abandon || drain.closed || !drain.made.empty(); });
+        continue;
+      }
+      const Made next = drain.made.front();
+      drain.made.pop_front();
+      lock.unlock();
+      download_block(next.row0, next.row1, next.col0, next.col1, next.product);
+      while (!pending.empty() && finished(pending.front().done)) copy_out_oldest();  // free slots, C done early
+    }
+    while (!pending.empty()) copy_out_oldest();
+  };
+  std::thread drainer;
+  // Hands a block to the drain (rethrowing the drain's failure, after which nothing more is made).
+  const auto hand_to_drain = [&](const Made& block) {
+    {
+      std::lock_guard<std::mutex> lock(drain.mutex);
+      if (drain.failure) std::rethrow_exception(drain.failure);
+      drain.made.push_back(block);
+    }
+    drain.changed.notify_one();
+    if (!drainer.joinable()) run_drain(true);
+  };
+  // Ends the drain: with `abandon` at once, else once all of C is copied out; rethrows the drain's failure.
+  const auto end_drain = [&](bool abandon) {
+    {
+      std::lock_guard<std::mutex> lock(drain.mutex);
+      (abandon ? drain.abandon : drain.closed) = true;
+    }
+    drain.changed.notify_one();
+    if (drainer.joinable()) {
+      drainer.join();
+    } else if (!abandon) {
+      run_drain(false);
+    }
+    if (!abandon && drain.failure) std::rethrow_exception(drain.failure);
+  };
+
   try {
+    try {
+      drainer = std::thread([&] {
+        try {
+          run_drain(false);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(drain.mutex);
+          drain.failure = std::current_exception();
+        }
+      });
+    } catch (const std::system_error&) {  // no thread: this one drains
+    }
     const std::vector<std::size_t> row_starts = block_starts(m, settings.block_side);
     const std::vector<std::size_t> col_starts = block_starts(n, settings.block_side);
     const auto end_of = [](const std::vector<std::size_t>& starts, std::size_t i, std::size_t length) {
@@ -345,7 +430,6 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
     for (const auto& [i, j] : order) {
       const std::size_t row0 = row_starts[i], row1 = end_of(row_starts, i, m);
       const std::size_t col0 = col_starts[j], col1 = end_of(col_starts, j, n);
-      while (!pending.empty() && finished(pending.front().done)) copy_out_oldest();  // free slots, C done early
       // This block of C: rows [row0, row1) of op(A) times columns [col0, col1) of op(B), on the dense device copies.
       const std::size_t slices = i == 0 && j == 0 ? first_slices : 1;
       if (profile.blocks == 0) profile.first_block_slices = static_cast<int>(slices);
@@ -365,13 +449,15 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
         if (slice == 0 && device_beta.value != 0)
           ready.push_back(upload_block(c.data, size, c.ld, m, row0, row1, col0, col1, device_c.buffer()));
         product = run_block(i, j, k0, k1, slice == 0 ? device_beta : one, ready);
+        check(set->compute.flush(), "clFlush");  // the drain's downloads wait for it from another queue
         products.push_back(product);
       }
-      download_block(row0, row1, col0, col1, product);
+      hand_to_drain({row0, row1, col0, col1, product});
       ++profile.blocks;
     }
-    while (!pending.empty()) copy_out_oldest();
+    end_drain(false);
   } catch (...) {
+    end_drain(true);
     for (cl::CommandQueue* queue : {&set->upload, &set->compute, &set->download}) queue->finish();
     if (parts_written > 0) rethrow_as_partial_write();
     throw;
