@@ -73,31 +73,6 @@ void print_peers([[maybe_unused]] const Peers& peers) {
 #endif
 }
 
-// The rows --kernels asks for: those whose "kernel configuration" contains one of its texts, ignoring case.
-class Selection {
- public:
-  explicit Selection(const std::vector<std::string>& filters) {
-    for (const std::string& f : filters) filters_.push_back(lowercase(f));
-  }
-
-  bool selects(const std::string& kernel, const std::string& configuration) const {
-    if (filters_.empty()) return true;
-    const std::string label = lowercase(kernel + " " + configuration);
-    for (const std::string& f : filters_) {
-      if (label.find(f) != std::string::npos) return true;
-    }
-    return false;
-  }
-
- private:
-  static std::string lowercase(std::string text) {
-    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return text;
-  }
-
-  std::vector<std::string> filters_;
-};
-
 // Every "kernel configuration" label this run could have, for the message when --kernels selects none of them.
 std::vector<std::string> all_labels(const Peers& peers, const std::vector<RowConfig>& rows) {
   std::vector<std::string> labels;

@@ -95,7 +95,7 @@ template <class Scalar>
 class BatchedBenchmark {
  public:
   BatchedBenchmark(const Options& options, const cl::CommandQueue& queue, const Shape& shape, std::mt19937_64& random)
-      : options_(options), queue_(queue), shape_(shape), count_(options.batch_count) {
+      : options_(options), selection_(options.kernels), queue_(queue), shape_(shape), count_(options.batch_count) {
     const Transposes& t = options.transposes;
     a_ = batch_operand<Scalar>(queue, t.a ? shape.k : shape.m, t.a ? shape.m : shape.k, count_, random);
     b_ = batch_operand<Scalar>(queue, t.b ? shape.n : shape.k, t.b ? shape.k : shape.n, count_, random);
@@ -111,7 +111,7 @@ class BatchedBenchmark {
   // Times `start` (enqueues one whole batch without waiting; `finish` waits) after poisoning C, then checks it.
   void time_row(const std::string& name, const std::function<void()>& start, const std::function<void()>& finish,
                 const std::function<HostMatrix<Scalar>()>& read_c, const TimingPlan& plan) {
-    if (!selected(name)) return;
+    if (!selection_.selects(name)) return;
     BatchedRow row;
     row.name = name;
     try {
@@ -207,17 +207,6 @@ class BatchedBenchmark {
   static clblast::Transpose transpose_of(bool t) { return t ? clblast::Transpose::kYes : clblast::Transpose::kNo; }
 #endif
 
-  bool selected(const std::string& name) const {
-    if (options_.kernels.empty()) return true;
-    std::string label = name;
-    std::transform(label.begin(), label.end(), label.begin(), [](unsigned char c) { return std::tolower(c); });
-    for (std::string filter : options_.kernels) {
-      std::transform(filter.begin(), filter.end(), filter.begin(), [](unsigned char c) { return std::tolower(c); });
-      if (label.find(filter) != std::string::npos) return true;
-    }
-    return false;
-  }
-
   const BatchedRow* find(const std::string& prefix) const {
     for (const BatchedRow& row : rows_) {
       if (row.name.rfind(prefix, 0) == 0) return &row;
@@ -310,7 +299,7 @@ class BatchedBenchmark {
     const std::string name =
         std::string(std::is_same_v<Scalar, float> ? "cublasSgemmStridedBatched" : "cublasDgemmStridedBatched") +
         (cublas_math_mode() == CUBLAS_DEFAULT_MATH ? " (default math)" : " (pedantic math)");
-    if (!selected(name)) return;
+    if (!selection_.selects(name)) return;
     const CudaDevice cuda = find_cuda_device();
     if (!cuda.present) {
       BatchedRow row;
@@ -378,6 +367,7 @@ class BatchedBenchmark {
 #endif
 
   const Options& options_;
+  const Selection selection_;
   cl::CommandQueue queue_;
   Shape shape_;
   long long count_;

@@ -1,6 +1,7 @@
 // options: the benchmark's command line, parsed into Options, with its usage text.
 #pragma once
 
+#include <cctype>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -45,7 +46,8 @@ inline const char* usage_text() {
          "  --repeats R            timed single calls and batches per configuration (default 10 up to 2048, 5 above)\n"
          "  --warmup W             untimed calls after the first call (default 2)\n"
          "  --kernels S,S,...      run only rows whose \"kernel configuration\" label contains one of these texts,\n"
-         "                         ignoring case (e.g. \"prefetch,auto,clblast\")\n"
+         "                         ignoring case (e.g. \"prefetch,auto,clblast\"); with --host or --batched, rows\n"
+         "                         whose contender name does (e.g. --host --kernels \"host to host\": gpu_gemm alone)\n"
          "  --csv FILE             where to write the results (default benchmark.csv)\n"
          "  --plot FILE.png        also draw GFLOP/s against size with gnuplot (script written next to the CSV)\n"
          "  --no-check             skip the check of each result against a double-precision reference\n"
@@ -70,6 +72,34 @@ inline const char* usage_text() {
          "Exit status: 0; 1 when a row failed (an error, or WRONG in the check) or the run could not start; 2 for a\n"
          "bad command line. Rows whose configuration is too large for the device are skipped, not failed.\n";
 }
+
+// The rows --kernels asks for: those whose label contains one of its texts, ignoring case.
+class Selection {
+ public:
+  explicit Selection(const std::vector<std::string>& filters) {
+    for (const std::string& f : filters) filters_.push_back(lowercase(f));
+  }
+
+  bool selects(const std::string& label) const {
+    if (filters_.empty()) return true;
+    const std::string text = lowercase(label);
+    for (const std::string& f : filters_) {
+      if (text.find(f) != std::string::npos) return true;
+    }
+    return false;
+  }
+  bool selects(const std::string& kernel, const std::string& configuration) const {
+    return selects(kernel + " " + configuration);
+  }
+
+ private:
+  static std::string lowercase(std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  }
+
+  std::vector<std::string> filters_;
+};
 
 namespace detail {
 
