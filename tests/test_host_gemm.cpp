@@ -179,8 +179,13 @@ TEMPLATE_TEST_CASE("host floor: beta folded into the copy out or C uploaded, sta
   using S = TestType;
   for (const bool fold : {true, false}) {
     const tilegemm::detail::ScopedBetaFold folding(fold);
-    for (const bool staged : {false, true}) {
-      const tilegemm::detail::ScopedStagedPath path(staged ? forced_staging() : tilegemm::detail::StagedPathSettings{});
+    // The direct path; the staged path with C copied out by its drain thread, and by the calling thread.
+    for (const int path_kind : {0, 1, 2}) {
+      const bool staged = path_kind > 0;
+      tilegemm::detail::StagedPathSettings settings =
+          staged ? forced_staging() : tilegemm::detail::StagedPathSettings{};
+      settings.drain_thread = path_kind != 2;
+      const tilegemm::detail::ScopedStagedPath path(settings);
       const auto [m, n, k] =
           staged ? std::tuple<Index, Index, Index>{67, 45, 37} : std::tuple<Index, Index, Index>{17, 9, 13};
       for (const S beta : {S(0), S(1), S(-0.5)}) {  // beta = 0 with NaN in C
@@ -227,14 +232,20 @@ TEMPLATE_TEST_CASE("host floor: a failure before C is written leaves it bit-iden
   using tilegemm::detail::ScopedInjectedFailure;
   for (const bool fold : {true, false}) {
     const tilegemm::detail::ScopedBetaFold folding(fold);
-    for (const bool staged : {false, true}) {
-      const tilegemm::detail::ScopedStagedPath path(staged ? forced_staging() : tilegemm::detail::StagedPathSettings{});
+    // The direct path; the staged path with C copied out by its drain thread, and by the calling thread.
+    for (const int path_kind : {0, 1, 2}) {
+      const bool staged = path_kind > 0;
+      tilegemm::detail::StagedPathSettings settings =
+          staged ? forced_staging() : tilegemm::detail::StagedPathSettings{};
+      settings.drain_thread = path_kind != 2;
+      const tilegemm::detail::ScopedStagedPath path(settings);
       // Staged: blocks of 32 in slots of 1 KiB, so that C is written in many parts.
       const Index m = 45, n = 40, k = 19;
       for (const S beta : {S(0), S(0.5)}) {
         for (const bool async : {false, true}) {
           INFO((fold ? "folded" : "uploaded")
-               << (staged ? ", staged" : ", direct") << ", beta " << beta << (async ? ", gemm_async" : ", gemm"));
+               << (staged ? ", staged" : ", direct") << (path_kind == 2 ? " (drain on the calling thread)" : "")
+               << ", beta " << beta << (async ? ", gemm_async" : ", gemm"));
           const Matrix<S> a = random_matrix<S>(m, k), b = random_matrix<S>(k, n);
           Stored<S> c(m, n, m + 2);
           c.set(beta == S(0) ? Matrix<S>::Constant(m, n, poison<S>()) : random_matrix<S>(m, n));

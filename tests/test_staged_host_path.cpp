@@ -65,15 +65,22 @@ TEMPLATE_TEST_CASE("the staged host path: blocks and slots of every size, all fo
   using S = TestType;
   // Blocks of about 32 x 32 (the last ones thinner), slots of 1 KiB that hold a few columns of a block: blocks of
   // rows and columns of both operands split over several slots, and columns longer than a slot (then a slot holds
-  // one column).
-  const ScopedStagedPath staged(forced(1024));
-  for (const auto& [m, n, k] : {std::tuple<Index, Index, Index>{1, 1, 1}, {67, 131, 45}, {300, 29, 7}, {5, 200, 301}}) {
-    Matrix<S> c(m, n);
-    check_staged<S>("A B", random_matrix<S>(m, k), random_matrix<S>(k, n), c);
-    const Matrix<S> at = random_matrix<S>(k, m), bt = random_matrix<S>(n, k);
-    check_staged<S>("A^T B", at.transpose(), random_matrix<S>(k, n), c);
-    check_staged<S>("A B^T", random_matrix<S>(m, k), bt.transpose(), c);
-    check_staged<S>("A^T B^T", at.transpose(), bt.transpose(), c);
+  // one column). C's blocks are copied out by the drain on its own thread, and by the calling thread between blocks
+  // (as where no thread can start).
+  for (const bool drain_thread : {true, false}) {
+    StagedPathSettings settings = forced(1024);
+    settings.drain_thread = drain_thread;
+    const ScopedStagedPath staged(settings);
+    for (const auto& [m, n, k] :
+         {std::tuple<Index, Index, Index>{1, 1, 1}, {67, 131, 45}, {300, 29, 7}, {5, 200, 301}}) {
+      INFO((drain_thread ? "drain on its thread" : "drain on the calling thread"));
+      Matrix<S> c(m, n);
+      check_staged<S>("A B", random_matrix<S>(m, k), random_matrix<S>(k, n), c);
+      const Matrix<S> at = random_matrix<S>(k, m), bt = random_matrix<S>(n, k);
+      check_staged<S>("A^T B", at.transpose(), random_matrix<S>(k, n), c);
+      check_staged<S>("A B^T", random_matrix<S>(m, k), bt.transpose(), c);
+      check_staged<S>("A^T B^T", at.transpose(), bt.transpose(), c);
+    }
   }
 }
 

@@ -364,14 +364,15 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
 
   try {
     try {
-      drainer = std::thread([&] {
-        try {
-          run_drain(false);
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(drain.mutex);
-          drain.failure = std::current_exception();
-        }
-      });
+      if (settings.drain_thread)
+        drainer = std::thread([&] {
+          try {
+            run_drain(false);
+          } catch (...) {
+            std::lock_guard<std::mutex> lock(drain.mutex);
+            drain.failure = std::current_exception();
+          }
+        });
     } catch (const std::system_error&) {  // no thread: this one drains
     }
     const std::vector<std::size_t> row_starts = block_starts(m, settings.block_side);

@@ -18,13 +18,16 @@ namespace tilegemm::detail {
 // `slot_bytes`, C made in blocks of about `block_side` squared, the first of them in slices of K at least
 // `first_block_depth` deep (one slice where K is shallower than two), so that the first product waits for a slice of
 // A's and B's first blocks rather than all of them. The defaults were measured on an H200 (benchmarks/README.md).
-// Tests lower the bound, the slots, the depth, and let it run on CPU devices.
+// C's blocks are copied out by a thread of the call's own (`drain_thread`), or by the calling thread between blocks
+// where no thread can start. Tests lower the bound, the slots, the depth, let it run on CPU devices and take the drain
+// off its thread.
 struct StagedPathSettings {
   std::size_t from_bytes = std::size_t{10} << 20;
   std::size_t slot_bytes = std::size_t{16} << 20;
   std::size_t block_side = 2048;
   std::size_t first_block_depth = 4096;
   bool on_cpu_devices = false;
+  bool drain_thread = true;
 };
 
 // The options of one call. `device`, when set, is the description the call plans for instead of its queue's device
