@@ -71,6 +71,17 @@ tilegemm::detail::StagedPathSettings forced_staging() {
   return settings;
 }
 
+// The paths a host call can take: direct; staged, C copied out by its drain thread; staged, C copied out by the
+// calling thread between blocks (as where no thread starts).
+enum class HostPath { direct, staged, staged_drain_inline };
+constexpr HostPath host_paths[] = {HostPath::direct, HostPath::staged, HostPath::staged_drain_inline};
+tilegemm::detail::StagedPathSettings settings_of(HostPath path) {
+  tilegemm::detail::StagedPathSettings settings =
+      path == HostPath::direct ? tilegemm::detail::StagedPathSettings{} : forced_staging();
+  settings.drain_thread = path != HostPath::staged_drain_inline;
+  return settings;
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("host floor: every transpose, ld larger than the rows, sync and async", "[host_gemm]", float,
@@ -179,19 +190,17 @@ TEMPLATE_TEST_CASE("host floor: beta folded into the copy out or C uploaded, sta
   using S = TestType;
   for (const bool fold : {true, false}) {
     const tilegemm::detail::ScopedBetaFold folding(fold);
-    // The direct path; the staged path with C copied out by its drain thread, and by the calling thread.
-    for (const int path_kind : {0, 1, 2}) {
-      const bool staged = path_kind > 0;
-      tilegemm::detail::StagedPathSettings settings =
-          staged ? forced_staging() : tilegemm::detail::StagedPathSettings{};
-      settings.drain_thread = path_kind != 2;
-      const tilegemm::detail::ScopedStagedPath path(settings);
+    for (const HostPath path_kind : host_paths) {
+      const bool staged = path_kind != HostPath::direct;
+      const tilegemm::detail::ScopedStagedPath path(settings_of(path_kind));
       const auto [m, n, k] =
           staged ? std::tuple<Index, Index, Index>{67, 45, 37} : std::tuple<Index, Index, Index>{17, 9, 13};
       for (const S beta : {S(0), S(1), S(-0.5)}) {  // beta = 0 with NaN in C
         for (const bool ta : {false, true}) {
           for (const bool tb : {false, true}) {
-            INFO((fold ? "folded" : "uploaded") << (staged ? ", staged" : ", direct"));
+            INFO((fold ? "folded" : "uploaded")
+                 << (staged ? ", staged" : ", direct")
+                 << (path_kind == HostPath::staged_drain_inline ? " (drain on the calling thread)" : ""));
             tilegemm::detail::last_host_call_profile() = {};
             check_product<S>(blocking<S>(), ta, tb, m, n, k, random_scalar<S>(), beta);
             CHECK((tilegemm::detail::last_host_call_profile().blocks > 0) == staged);
@@ -232,20 +241,17 @@ TEMPLATE_TEST_CASE("host floor: a failure before C is written leaves it bit-iden
   using tilegemm::detail::ScopedInjectedFailure;
   for (const bool fold : {true, false}) {
     const tilegemm::detail::ScopedBetaFold folding(fold);
-    // The direct path; the staged path with C copied out by its drain thread, and by the calling thread.
-    for (const int path_kind : {0, 1, 2}) {
-      const bool staged = path_kind > 0;
-      tilegemm::detail::StagedPathSettings settings =
-          staged ? forced_staging() : tilegemm::detail::StagedPathSettings{};
-      settings.drain_thread = path_kind != 2;
-      const tilegemm::detail::ScopedStagedPath path(settings);
+    for (const HostPath path_kind : host_paths) {
+      const bool staged = path_kind != HostPath::direct;
+      const tilegemm::detail::ScopedStagedPath path(settings_of(path_kind));
       // Staged: blocks of 32 in slots of 1 KiB, so that C is written in many parts.
       const Index m = 45, n = 40, k = 19;
       for (const S beta : {S(0), S(0.5)}) {
         for (const bool async : {false, true}) {
           INFO((fold ? "folded" : "uploaded")
-               << (staged ? ", staged" : ", direct") << (path_kind == 2 ? " (drain on the calling thread)" : "")
-               << ", beta " << beta << (async ? ", gemm_async" : ", gemm"));
+               << (staged ? ", staged" : ", direct")
+               << (path_kind == HostPath::staged_drain_inline ? " (drain on the calling thread)" : "") << ", beta "
+               << beta << (async ? ", gemm_async" : ", gemm"));
           const Matrix<S> a = random_matrix<S>(m, k), b = random_matrix<S>(k, n);
           Stored<S> c(m, n, m + 2);
           c.set(beta == S(0) ? Matrix<S>::Constant(m, n, poison<S>()) : random_matrix<S>(m, n));
