@@ -288,7 +288,7 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
                                                 {height * size, columns, 1}, m * size, 0, height * size, 0,
                                                 down.data(slot), &after, &done),
             "clEnqueueReadBufferRect");
-      check(set->download.flush(), "clFlush");
+      check(set->download.flush(), "clFlush");  // started when its product ends, not when the drain waits for it
       down.used_by(slot, done);
       downloads.push_back(done);
       pending.push_back({slot, row0, height, j, columns, done});
