@@ -56,7 +56,14 @@ int run_host_mode(const Options& options) {
               device.c_str(), std::is_same_v<Scalar, float> ? "float" : "double",
               options.repeats > 0 ? options.repeats : 5);
   int failures = 0;
-  const Selection selection(options.kernels);  // the rows beside gpu_gemm's own, which always runs
+  // The rows beside gpu_gemm's own (which always runs), by the names --kernels matches.
+  const Selection selection(options.kernels);
+  constexpr char fresh_row[] = "tilegemm, a new matrix each call";
+  constexpr char device_matrix_row[] = "tilegemm gpu_gemm on DeviceMatrix";
+  constexpr char buffers_row[] = "tilegemm gemm on cl::Buffers";
+  [[maybe_unused]] constexpr char clblast_row[] = "CLBlast with plain writes and reads";
+  [[maybe_unused]] constexpr char cublas_row[] = "cuBLAS with cudaMemcpy from pageable memory";
+  constexpr char eigen_row[] = "Eigen A * B on the CPU";
   for (const Shape& shape : options.shapes) {
     const int repeats = options.repeats > 0 ? options.repeats : 5;
     const Matrix a = Matrix::Random(shape.m, shape.k), b = Matrix::Random(shape.k, shape.n);
@@ -137,35 +144,35 @@ int run_host_mode(const Options& options) {
     row("tilegemm C = gpu_gemm(A, B), host to host", host_ms, check(c), profile.blocks > 0 ? &profile : nullptr, split);
     // A new matrix for every result, as `Matrix c = gpu_gemm(A, B)` in a loop makes: its first writes fault page by
     // page, where C = gpu_gemm(A, B) above writes into C's memory.
-    if (selection.selects("tilegemm, a new matrix each call")) {
+    if (selection.selects(fresh_row)) {
       Matrix kept;
       const double fresh_ms = median_wall_ms(repeats, [&] {
         Matrix fresh = tilegemm::gpu_gemm(a, b);
         kept.swap(fresh);  // the last call's matrix is freed here, as a loop's would be
       });
-      row("tilegemm, a new matrix each call", fresh_ms, check(kept), nullptr, "Matrix c = gpu_gemm(A, B)");
+      row(fresh_row, fresh_ms, check(kept), nullptr, "Matrix c = gpu_gemm(A, B)");
     }
 
     // The same product on data that stays on the device: DeviceMatrix operands (in place into a DeviceMatrix) and
     // tilegemm::gemm on the same buffers.
-    if (selection.selects("tilegemm gpu_gemm on DeviceMatrix, tilegemm gemm on cl::Buffers")) {
+    if (selection.selects(device_matrix_row) || selection.selects(buffers_row)) {
       const tilegemm::DeviceMatrix<Scalar> da(a, queue), db(b, queue);
       tilegemm::DeviceMatrix<Scalar> dc(shape.m, shape.n, queue);
       const double device_matrix_ms =
           median_wall_ms(repeats, [&] { tilegemm::gpu_gemm(da, db, dc, Scalar(1), Scalar(0)); });
-      row("tilegemm gpu_gemm on DeviceMatrix", device_matrix_ms, check(dc.to_host()), nullptr, "data on the device");
+      row(device_matrix_row, device_matrix_ms, check(dc.to_host()), nullptr, "data on the device");
       const double buffers_ms = median_wall_ms(repeats, [&] {
         tilegemm::gemm<Scalar>(queue, tilegemm::Transpose::no, tilegemm::Transpose::no, shape.m, shape.n, shape.k, 1,
                                da.buffer(), 0, da.ld(), db.buffer(), 0, db.ld(), 0, dc.buffer(), 0, dc.ld())
             .wait();
       });
-      row("tilegemm gemm on cl::Buffers", buffers_ms, check(dc.to_host()), nullptr,
+      row(buffers_row, buffers_ms, check(dc.to_host()), nullptr,
           "DeviceMatrix / buffers " + std::to_string(device_matrix_ms / buffers_ms));
       std::printf("%-44s %10.2f\n", "host to host / on the device", host_ms / buffers_ms);
     }
 
 #ifdef TILEGEMM_HAVE_CLBLAST
-    if (selection.selects("CLBlast with plain writes and reads")) {
+    if (selection.selects(clblast_row)) {
       // CLBlast with plain writes and reads from the same pageable memory, on the same queue.
       cl_int status = CL_SUCCESS;
       cl::Buffer ba(context, CL_MEM_READ_WRITE, sizeof(Scalar) * a.size(), nullptr, &status);
@@ -181,15 +188,13 @@ int run_host_mode(const Options& options) {
                               shape.m, &raw, nullptr);
         queue.enqueueReadBuffer(bc, CL_TRUE, 0, sizeof(Scalar) * cc.size(), cc.data());
       });
-      row("CLBlast with plain writes and reads", ms, check(cc), nullptr,
-          "tilegemm is " + std::to_string(ms / host_ms) + "x faster");
+      row(clblast_row, ms, check(cc), nullptr, "tilegemm is " + std::to_string(ms / host_ms) + "x faster");
     }
 #endif
 #ifdef TILEGEMM_HAVE_CUBLAS
     {
       int devices = 0;
-      if (selection.selects("cuBLAS with cudaMemcpy from pageable memory") &&
-          cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) {
+      if (selection.selects(cublas_row) && cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) {
         Scalar *ga = nullptr, *gb = nullptr, *gc = nullptr;
         cudaMalloc(reinterpret_cast<void**>(&ga), sizeof(Scalar) * a.size());
         cudaMalloc(reinterpret_cast<void**>(&gb), sizeof(Scalar) * b.size());
@@ -210,8 +215,7 @@ int run_host_mode(const Options& options) {
           }
           cudaMemcpy(cc.data(), gc, sizeof(Scalar) * cc.size(), cudaMemcpyDeviceToHost);
         });
-        row("cuBLAS with cudaMemcpy from pageable memory", ms, check(cc), nullptr,
-            "tilegemm is " + std::to_string(ms / host_ms) + "x faster");
+        row(cublas_row, ms, check(cc), nullptr, "tilegemm is " + std::to_string(ms / host_ms) + "x faster");
         cublasDestroy(handle);
         cudaFree(ga);
         cudaFree(gb);
@@ -219,10 +223,10 @@ int run_host_mode(const Options& options) {
       }
     }
 #endif
-    if (shape.size() <= static_cast<double>(options.eigen_max) && selection.selects("Eigen A * B on the CPU")) {
+    if (shape.size() <= static_cast<double>(options.eigen_max) && selection.selects(eigen_row)) {
       Matrix ce;
       const double ms = median_wall_ms(std::min(repeats, 3), [&] { ce.noalias() = a * b; });
-      row("Eigen A * B on the CPU", ms, check(ce), nullptr, "");
+      row(eigen_row, ms, check(ce), nullptr, "");
     }
   }
   std::printf("\nresults:  %s\n", options.csv.c_str());
