@@ -121,8 +121,8 @@ int run_host_mode(const Options& options) {
       const tilegemm::detail::MultiDeviceProfile& shared = multi[repeats / 2];
       char text[128];
       std::snprintf(text, sizeof text,
-                    "%zu devices, %zu tiles x %zu slices of K, %.1f GB/s host memory:", shared.devices.size(),
-                    shared.tiles, shared.slices, shared.bytes / host_ms * 1e-6);
+                    "%zu devices, %zu tiles x %zu slices of K, %.1f GB/s host memory, %zu pieces shared:",
+                    shared.devices.size(), shared.tiles, shared.slices, shared.bytes / host_ms * 1e-6, shared.borrowed);
       const std::string staged = split;
       split = text;
       for (std::size_t d = 0; d < shared.devices.size(); ++d) {

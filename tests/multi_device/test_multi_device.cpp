@@ -122,6 +122,7 @@ TEMPLATE_TEST_CASE("several devices: every transpose, edge tiles, alpha and beta
   using S = TestType;
   const std::vector<cl::CommandQueue> two = devices(2);
   const ScopedMultiDevice tiles(small_tiles());
+  std::size_t borrowed = 0;  // pieces of A and B a device uploaded from the other's pinned slot (staged path alone)
   for (const bool staged : {false, true}) {
     const tilegemm::detail::ScopedStagedPath path(staged ? forced_staging() : tilegemm::detail::StagedPathSettings{});
     for (const auto& [m, n, k] : {std::tuple<Index, Index, Index>{45, 37, 29}, {9, 70, 5}, {67, 8, 40}}) {
@@ -135,11 +136,15 @@ TEMPLATE_TEST_CASE("several devices: every transpose, edge tiles, alpha and beta
             CHECK(profile.tiles >= 4);
             CHECK(profile.devices.size() == 2);
             CHECK(tiles_done(profile) == static_cast<int>(profile.tiles));
+            if (!staged) CHECK(profile.borrowed == 0);
+            borrowed += profile.borrowed;
           }
         }
       }
     }
   }
+  // Tiles of one row (or column) of tiles share their panel of op(A) (op(B)); the devices take their tiles at once.
+  CHECK(borrowed > 0);
   // alpha = 0 and k = 0 scale C without reading A or B; beta = 0 ignores NaN in C.
   check_product<S>(two, false, false, 20, 30, 10, S(0), S(0.5));
   check_product<S>(two, false, true, 20, 30, 0, S(1), S(-2));

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -12,6 +13,8 @@
 #include "../runtime/error.hpp"
 
 namespace tilegemm::detail {
+
+class SharedChunks;  // host/shared_chunks.hpp
 
 // Where beta != 0, how beta * C gets into the result. Folded (the default): the device computes alpha * op(A) * op(B)
 // alone and the host writes C = R + beta * C as it copies R out, so that C is never uploaded. Uploaded: C goes to
@@ -51,6 +54,8 @@ struct HostOptions {
   // The call's options where it runs on a thread other than its caller's (a device's thread of a product over several
   // devices, host/multi_device.hpp): read there, CallOptions::defaults() would miss the caller's scoped settings.
   std::optional<CallOptions> call_options;
+  // The pieces of A and B the devices of a product over several share (host/multi_device.hpp); null: none.
+  std::shared_ptr<SharedChunks> shared_chunks;
 
   static HostOptions defaults() {
     HostOptions options;

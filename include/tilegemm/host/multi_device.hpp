@@ -28,6 +28,7 @@
 #include "own_thread.hpp"
 #include "partial_write.hpp"
 #include "pending.hpp"
+#include "shared_chunks.hpp"
 #include "tile_plan.hpp"
 #if TILEGEMM_ENTRY_BODIES || defined(TILEGEMM_INTERNALS)  // what the entries' bodies alone need (config/linkage.hpp)
 #include <chrono>
@@ -85,7 +86,8 @@ struct MultiDeviceProfile {
   double wall = 0;
   std::size_t tiles = 0;
   std::size_t slices = 0;
-  double bytes = 0;  // moved between host memory and the devices: each tile's panels of A and B up, its C down
+  double bytes = 0;          // moved between host memory and the devices: each tile's panels of A and B up, its C down
+  std::size_t borrowed = 0;  // pieces of A and B one device uploaded from another's pinned slot (shared_chunks.hpp)
   std::vector<DeviceShare> devices;
 };
 inline MultiDeviceProfile& last_multi_device_profile() {
@@ -160,6 +162,8 @@ TILEGEMM_ENTRY void tiled_product(const std::vector<cl::CommandQueue>& queues, c
   const TilePlan plan = plan_tiles(static_cast<std::size_t>(p.c.rows), static_cast<std::size_t>(p.c.cols),
                                    static_cast<std::size_t>(p.k()), devices, size, room, settings.rule);
   const bool into_copy = plan.slices() > 1 || (p.beta.value != 0 && devices > 1);
+  // Tiles that share a panel of A or B copy each piece of it into pinned memory once.
+  const auto shared = devices > 1 ? std::make_shared<SharedChunks>() : nullptr;
 
   // The tiles' hand-out: the next tile never taken, tiles given back by failed devices first.
   struct State {
@@ -187,6 +191,7 @@ TILEGEMM_ENTRY void tiled_product(const std::vector<cl::CommandQueue>& queues, c
                                            : p.beta;
       HostOptions options = host;
       options.fail_after_parts = s == 0 ? injected : -1;
+      options.shared_chunks = shared;
       const RawProduct part{op_rows(p.a, r0, r1, k0, k1), op_cols(p.b, k0, k1, c0, c1), target, p.alpha, beta};
       translate_cl_errors([&] {
         naming(function, [&] { host_product(queues[device], config, function, part, options, true).wait(); });
@@ -262,6 +267,7 @@ TILEGEMM_ENTRY void tiled_product(const std::vector<cl::CommandQueue>& queues, c
   MultiDeviceProfile profile;
   profile.tiles = plan.count();
   profile.slices = plan.slices();
+  profile.borrowed = shared ? shared->borrowed() : 0;
   for (std::size_t t = 0; t < plan.count(); ++t) {
     const auto [r0, r1, c0, c1] = plan.tile(t);
     profile.bytes +=

@@ -28,6 +28,7 @@
 #include "host_operand.hpp"
 #include "host_options.hpp"
 #include "partial_write.hpp"
+#include "shared_chunks.hpp"
 #include "transfers.hpp"
 
 namespace tilegemm::detail {
@@ -43,6 +44,7 @@ struct HostCallProfile {
   double download = 0;
   double copy_out = 0;
   int blocks = 0;              // blocks of C made
+  int borrowed = 0;            // pieces of A and B uploaded from another device's slot, not copied (shared_chunks.hpp)
   int first_block_slices = 0;  // slices of K the first block was made in
 };
 inline HostCallProfile& last_host_call_profile() {
@@ -206,6 +208,22 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
   compute.queue = set->compute;
   SlotRing up(set->upload_slots), down(set->download_slots);
   std::vector<cl::Event> uploads, products, downloads;
+  // Other devices of a product over several may upload from this call's upload slots: before the set goes back to
+  // the pool (or the call ends), none may any more, and their uploads have ended.
+  SharedChunks* const shared = options.shared_chunks.get();
+  struct Withdrawn {
+    SharedChunks* shared;
+    const SlotRing& up;
+    void now() const {
+      for (std::size_t slot = 0; shared && slot < up.size(); ++slot) shared->withdraw(up.data(slot));
+    }
+    ~Withdrawn() {
+      try {
+        now();
+      } catch (...) {  // an upload that failed: its failure is the borrowing device's
+      }
+    }
+  } withdrawn{shared, up};
 
   // Uploads rows [row0, row1) x columns [col0, col1) of a stored matrix (`rows` rows, leading dimension `host_ld`)
   // into its dense device copy, as many columns a slot as fit; returns the last upload's event.
@@ -215,23 +233,40 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
     cl::Event done;
     const std::size_t height = row1 - row0, per_slot = std::max<std::size_t>(1, slot_bytes / (height * element));
     for (std::size_t j = col0; j < col1; j += per_slot) {
-      const std::size_t columns = std::min(per_slot, col1 - j), slot = up.take();
-      timed(profile.copy_in, [&] {
-        copy_columns(host + (j * host_ld + row0) * element, host_ld * element, up.data(slot), height * element,
-                     height * element, columns, 1);
-      });
+      const std::size_t columns = std::min(per_slot, col1 - j);
+      const char* from = host + (j * host_ld + row0) * element;
+      // The piece from another device's slot where one has it, else copied into a slot of this call's.
+      SharedChunks::Use use =
+          shared ? shared->use({from, height * element, columns, host_ld * element}) : SharedChunks::Use();
+      const char* source = use.borrowed();
+      std::size_t slot = up.size();
+      if (source == nullptr) {
+        slot = up.take();
+        if (shared) shared->withdraw(up.data(slot));  // others' uploads from what it held have ended
+        timed(profile.copy_in, [&] {
+          copy_columns(from, host_ld * element, up.data(slot), height * element, height * element, columns, 1);
+        });
+        use.filled(up.data(slot));
+        source = up.data(slot);
+      } else {
+        ++profile.borrowed;
+      }
       if (height == rows) {
-        check(set->upload.enqueueWriteBuffer(device, CL_FALSE, j * rows * element, columns * rows * element,
-                                             up.data(slot), nullptr, &done),
+        check(set->upload.enqueueWriteBuffer(device, CL_FALSE, j * rows * element, columns * rows * element, source,
+                                             nullptr, &done),
               "clEnqueueWriteBuffer");
       } else {
         check(set->upload.enqueueWriteBufferRect(device, CL_FALSE, {row0 * element, j, 0}, {0, 0, 0},
                                                  {height * element, columns, 1}, rows * element, 0, height * element, 0,
-                                                 up.data(slot), nullptr, &done),
+                                                 source, nullptr, &done),
               "clEnqueueWriteBufferRect");
       }
       check(set->upload.flush(), "clFlush");  // the products wait for it from another queue
-      up.used_by(slot, done);
+      if (slot < up.size()) {
+        up.used_by(slot, done);
+      } else {
+        use.returned(done);
+      }
       uploads.push_back(done);
     }
     return done;
@@ -464,6 +499,7 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
     throw;
   }
   try {  // C is written: failing to keep the buffers and slots for the next call only loses them
+    withdrawn.now();
     for (ScratchBuffer* used : {&device_a, &device_b, &device_c}) used->give_back_after(cl::Event());
     Staging::instance().give_back(call, std::move(set));
   } catch (...) {
