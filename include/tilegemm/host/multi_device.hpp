@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -55,9 +56,12 @@ struct MultiDeviceSettings {
   TileRule rule;
   unsigned long long memory_bytes = 0;
   std::vector<InjectedTileFailure> failures;
+  // Whether devices upload pieces of A and B from each other's pinned slots (host/shared_chunks.hpp).
+  bool share_pieces = true;
 
   // The innermost ScopedMultiDevice's, else the rule's defaults but for TILEGEMM_TILES_PER_DEVICE (1 to 64, a
-  // measurement switch to time the balance against each tile's start on a GPU; read once per process).
+  // measurement switch to time the balance against each tile's start on a GPU) and TILEGEMM_SHARE_PIECES=0 (each
+  // device copies its own pieces, to time the sharing); both read once per process.
   static MultiDeviceSettings defaults();
 };
 struct MultiDeviceTag {};
@@ -70,8 +74,13 @@ inline MultiDeviceSettings MultiDeviceSettings::defaults() {
     const long wanted = text ? std::strtol(text, nullptr, 10) : 0;
     return wanted >= 1 && wanted <= 64 ? static_cast<std::size_t>(wanted) : TileRule{}.tiles_per_device;
   }();
+  static const bool share = [] {
+    const char* text = std::getenv("TILEGEMM_SHARE_PIECES");
+    return text == nullptr || std::strcmp(text, "0") != 0;
+  }();
   MultiDeviceSettings settings;
   settings.rule.tiles_per_device = per_device;
+  settings.share_pieces = share;
   return settings;
 }
 
@@ -163,7 +172,7 @@ TILEGEMM_ENTRY void tiled_product(const std::vector<cl::CommandQueue>& queues, c
                                    static_cast<std::size_t>(p.k()), devices, size, room, settings.rule);
   const bool into_copy = plan.slices() > 1 || (p.beta.value != 0 && devices > 1);
   // Tiles that share a panel of A or B copy each piece of it into pinned memory once.
-  const auto shared = devices > 1 ? std::make_shared<SharedChunks>() : nullptr;
+  const auto shared = devices > 1 && settings.share_pieces ? std::make_shared<SharedChunks>() : nullptr;
 
   // The tiles' hand-out: the next tile never taken, tiles given back by failed devices first.
   struct State {
