@@ -3,6 +3,7 @@
 // devices, bounds such products (every device can read pinned memory mapped in another's context at the bus's speed).
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstddef>
 #include <memory>
@@ -29,20 +30,19 @@ class SharedChunks {
   };
 
  private:
-  // A piece some device copies (`data` null until it has a slot for it) or has copied into its slot, and the uploads
-  // other devices made from that slot.
+  // A piece some device copies (`data` null until it is in that device's slot) or has copied into its slot, and the
+  // uploads other devices made from that slot.
   struct Entry {
     Piece piece;
     const char* data = nullptr;
-    bool ready = false;
     int borrowers = 0;  // devices that hold `data` and have not yet said which upload reads it
     std::vector<cl::Event> reads;
   };
 
  public:
-  // One device's use of one piece: either borrowed (data() is another device's slot holding it: upload from there,
-  // then returned()) or claimed (copy it into an own slot, then filled(slot)); with neither (no sharing, or the piece
-  // was given up by the device that claimed it) the device copies it alone.
+  // One device's use of one piece: either borrowed (borrowed() is another device's slot holding it: upload from
+  // there, then returned()) or claimed (copy it into an own slot, then filled(slot)); with neither (no sharing, or the
+  // piece was given up by the device that claimed it) the device copies it alone.
   class Use {
    public:
     Use() = default;
@@ -98,7 +98,7 @@ class SharedChunks {
         entries_.push_back(use.entry_);
         return use;
       }
-      if (found->ready) {
+      if (found->data != nullptr) {
         ++found->borrowers;
         use.entry_ = found;
         use.borrowed_ = true;
@@ -141,16 +141,14 @@ class SharedChunks {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       entry->data = slot;
-      entry->ready = true;
     }
     changed_.notify_all();
   }
   void give_up(const std::shared_ptr<Entry>& entry) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      for (std::size_t i = 0; i < entries_.size(); ++i) {
-        if (entries_[i] == entry) entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(i));
-      }
+      const auto found = std::find(entries_.begin(), entries_.end(), entry);
+      if (found != entries_.end()) entries_.erase(found);
     }
     changed_.notify_all();
   }
