@@ -44,7 +44,6 @@ struct HostCallProfile {
   double download = 0;
   double copy_out = 0;
   int blocks = 0;              // blocks of C made
-  int borrowed = 0;            // pieces of A and B uploaded from another device's slot, not copied (shared_chunks.hpp)
   int first_block_slices = 0;  // slices of K the first block was made in
 };
 inline HostCallProfile& last_host_call_profile() {
@@ -248,8 +247,6 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
         });
         use.filled(up.data(slot));
         source = up.data(slot);
-      } else {
-        ++profile.borrowed;
       }
       if (height == rows) {
         check(set->upload.enqueueWriteBuffer(device, CL_FALSE, j * rows * element, columns * rows * element, source,
