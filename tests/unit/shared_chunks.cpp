@@ -34,7 +34,7 @@ TEST_CASE("shared chunks: claim, fill, borrow, withdraw, give up", "[unit][share
   second.returned(cl::Event());
   owner.join();
   CHECK(withdrawn);
-  CHECK(shared.borrowed() == 1);
+  CHECK(shared.pieces_borrowed() == 1);
 
   // Withdrawn: the piece is claimed anew; a claim dropped unfilled is given up, so the next asker claims it.
   {
@@ -46,7 +46,7 @@ TEST_CASE("shared chunks: claim, fill, borrow, withdraw, give up", "[unit][share
   third.filled(slot_two);
   CHECK(shared.use(piece).borrowed() == slot_two);  // a borrow dropped without an upload returns by itself
   shared.withdraw(slot_two);
-  CHECK(shared.borrowed() == 2);
+  CHECK(shared.pieces_borrowed() == 2);
 }
 
 TEST_CASE("shared chunks: an asker waits while another device fills the piece", "[unit][shared_chunks]") {

@@ -276,7 +276,7 @@ TILEGEMM_ENTRY void tiled_product(const std::vector<cl::CommandQueue>& queues, c
   MultiDeviceProfile profile;
   profile.tiles = plan.count();
   profile.slices = plan.slices();
-  profile.borrowed = shared ? shared->borrowed() : 0;
+  profile.borrowed = shared ? shared->pieces_borrowed() : 0;
   for (std::size_t t = 0; t < plan.count(); ++t) {
     const auto [r0, r1, c0, c1] = plan.tile(t);
     profile.bytes +=

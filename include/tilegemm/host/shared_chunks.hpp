@@ -102,7 +102,7 @@ class SharedChunks {
         ++found->borrowers;
         use.entry_ = found;
         use.borrowed_ = true;
-        ++borrowed_;
+        ++pieces_borrowed_;
         return use;
       }
       changed_.wait(lock);  // copied now by another device; or given up, then claimed here on the next turn
@@ -131,9 +131,9 @@ class SharedChunks {
   }
 
   // Pieces that were uploaded from another device's slot rather than copied again.
-  std::size_t borrowed() {
+  std::size_t pieces_borrowed() {
     std::lock_guard<std::mutex> lock(mutex_);
-    return borrowed_;
+    return pieces_borrowed_;
   }
 
  private:
@@ -164,7 +164,7 @@ class SharedChunks {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<std::shared_ptr<Entry>> entries_;  // a few a device: those its slots hold and its claims
-  std::size_t borrowed_ = 0;
+  std::size_t pieces_borrowed_ = 0;
 };
 
 }  // namespace tilegemm::detail

@@ -238,8 +238,9 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
       SharedChunks::Use use =
           shared ? shared->use({from, height * element, columns, host_ld * element}) : SharedChunks::Use();
       const char* source = use.borrowed();
-      std::size_t slot = up.size();
-      if (source == nullptr) {
+      const bool borrowed = source != nullptr;
+      std::size_t slot = 0;
+      if (!borrowed) {
         slot = up.take();
         if (shared) shared->withdraw(up.data(slot));  // others' uploads from what it held have ended
         timed(profile.copy_in, [&] {
@@ -259,10 +260,10 @@ TILEGEMM_ENTRY void staged_product(const CallContext& call, const KernelDescript
               "clEnqueueWriteBufferRect");
       }
       check(set->upload.flush(), "clFlush");  // the products wait for it from another queue
-      if (slot < up.size()) {
-        up.used_by(slot, done);
-      } else {
+      if (borrowed) {
         use.returned(done);
+      } else {
+        up.used_by(slot, done);
       }
       uploads.push_back(done);
     }
