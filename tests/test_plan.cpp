@@ -76,6 +76,39 @@ TEST_CASE("the default plan picks the configurations that measured fastest on an
   CHECK(chose(plan_default(dense_shape(512, 512, 512), narrow, 4), "small_groups"));
 }
 
+TEST_CASE("medium float products whose tiles leave compute units idle are split along K where the model gains",
+          "[unit][plan]") {
+  const auto split_of = [](const Plan& plan) { return plan.config.splits_k ? plan.slices : 1; };
+  // 768: 36 tiles of 128 x 128 or 72 of 128 x 64 for 132 units: three slices (measured 1.29 times one pass).
+  const Plan medium = plan_default(dense_shape(768, 768, 768), h200(), 4);
+  CHECK((chose(medium, "gpu_split_128x128") || chose(medium, "gpu_split_128x64")));
+  CHECK(split_of(medium) == 3);
+  CHECK(medium.global[2] == 3);
+  CHECK(medium.k_per_slice * 3 >= 768);
+  CHECK(medium.corner_m == 768);  // split-K tiles all of C
+  // 512: four slices of 128 x 64 tiles.
+  const Plan small = plan_default(dense_shape(512, 512, 512), h200(), 4);
+  CHECK(chose(small, "gpu_split_128x64"));
+  CHECK(split_of(small) == 4);
+  // Where one pass fills the units, or K is too short for slices four tiles deep, one pass.
+  CHECK(split_of(plan_default(dense_shape(1024, 1024, 1024), h200(), 4)) == 1);
+  CHECK(split_of(plan_default(dense_shape(2048, 2048, 2048), h200(), 4)) == 1);
+  CHECK(split_of(plan_default(dense_shape(768, 768, 24), h200(), 4)) == 1);
+  // Double, and batches (one launch of whole tiles), were not measured split: one pass.
+  CHECK(split_of(plan_default(dense_shape(768, 768, 768), h200(), 8)) == 1);
+  GemmShape batch = dense_shape(768, 768, 768);
+  batch.batch = 4;
+  batch.c.stride = 768 * 768;
+  batch.a.stride = batch.b.stride = 768 * 768;
+  CHECK(split_of(plan_default(batch, h200(), 4)) == 1);
+  // A configuration named with a number of slices gets that many, as many as K has tiles at most.
+  PlanOptions options;
+  options.slices = 5;
+  CHECK(plan_product(builtin("gpu_split_128x64").config, dense_shape(512, 512, 512), h200(), 4, options).slices == 5);
+  options.slices = 64;
+  CHECK(plan_product(builtin("gpu_split_128x64").config, dense_shape(512, 512, 24), h200(), 4, options).slices == 3);
+}
+
 TEST_CASE("just past a multiple of the tiles, the default plan tiles the corner and leaves strips", "[unit][plan]") {
   const Plan past = plan_default(dense_shape(1025, 1025, 1025), h200(), 4);
   CHECK(past.corner_m == 1024);
@@ -850,10 +883,11 @@ TEST_CASE("AutoConfig's plan is of an entry of the built-in table that serves th
                                              with_work_groups(h200(), 2)};
   std::vector<GemmShape> shapes;
   for (const auto& [m, n, k] :
-       {std::tuple{1, 1, 1}, std::tuple{100, 100, 100}, std::tuple{1000, 1000, 1000}, std::tuple{1024, 1024, 1024},
-        std::tuple{1025, 1025, 1025}, std::tuple{2049, 1025, 1025}, std::tuple{4096, 4096, 4096},
-        std::tuple{4097, 4097, 4097}, std::tuple{8192, 8192, 8192}, std::tuple{128, 128, 131072},
-        std::tuple{8192, 64, 512}, std::tuple{64, 8192, 512}}) {
+       {std::tuple{1, 1, 1}, std::tuple{100, 100, 100}, std::tuple{512, 512, 512}, std::tuple{768, 768, 768},
+        std::tuple{1000, 1000, 1000}, std::tuple{1024, 1024, 1024}, std::tuple{1025, 1025, 1025},
+        std::tuple{2049, 1025, 1025}, std::tuple{4096, 4096, 4096}, std::tuple{4097, 4097, 4097},
+        std::tuple{8192, 8192, 8192}, std::tuple{128, 128, 131072}, std::tuple{8192, 64, 512},
+        std::tuple{64, 8192, 512}}) {
     shapes.push_back(dense_shape(m, n, k));
     shapes.push_back(dense_shape(m, n, k, true, true));
   }

@@ -64,7 +64,7 @@ struct BuiltinConfig {
 
 // The table. Every entry's measurements are in docs/configurations.md.
 // clang-format off
-inline constexpr std::array<BuiltinConfig, 27> builtin_configs = {{
+inline constexpr std::array<BuiltinConfig, 29> builtin_configs = {{
     // Whole C in tiles, chosen per shape by the GPU model; 64 x 128 needs more than 48 KiB of local memory in double.
     {"gpu_128x128", DeviceLevel::gpus, ieee_both, describe<Prefetch<128, 128, 8, 8, 8, 4>>,
      GpuModel{ModelFigures{2, 47.0}, ModelFigures{1, 19.8}, true}},
@@ -78,6 +78,12 @@ inline constexpr std::array<BuiltinConfig, 27> builtin_configs = {{
      GpuModel{ModelFigures{8, 18.4}, ModelFigures{8, 9.2}, true}},
     // C too small to fill the device while K is long.
     {"gpu_split_k", DeviceLevel::gpus, ieee_both, describe<SplitK<64, 64, 16, 4, 4, 4>>, std::nullopt},
+    // The model's tiles on slices of K, for float products whose tiles leave compute units idle (the model chooses
+    // the slices: default_plan.hpp's split_time); figures as their single-pass twins'.
+    {"gpu_split_128x128", DeviceLevel::gpus, float_ieee, describe<SplitK<128, 128, 8, 8, 8, 4>>,
+     GpuModel{ModelFigures{2, 47.0}, std::nullopt, true}},
+    {"gpu_split_128x64", DeviceLevel::gpus, float_ieee, describe<SplitK<128, 64, 8, 8, 8, 4>>,
+     GpuModel{ModelFigures{4, 45.7}, std::nullopt, false}},
     // Batches of products that one tile holds whole, smallest first.
     {"batch_16x16", DeviceLevel::gpus, ieee_both, describe<Prefetch<16, 16, 16, 2, 2, 2>>, std::nullopt},
     {"batch_32x32", DeviceLevel::gpus, ieee_both, describe<Prefetch<32, 32, 32, 2, 4, 2>>, std::nullopt},

@@ -95,6 +95,24 @@ inline double estimated_time(const TileShape& tile, const ModelFigures& figures,
   return static_cast<double>(full_rounds * resident + last_round) * tile.tsm * tile.tsn / figures.tflops;
 }
 
+// A split-K candidate's estimated time on `slices` slices of K, in estimated_time's units for a product k deep: its
+// tiles times the slices in rounds, each slice 1 / slices of K, at split_k_rate of its single-pass twin's rate, plus
+// the second pass (split_k_pass_seconds) and the slices' traffic, written and read back, and C written (at
+// device_bytes_per_second). Measured on an H200 (float, 512 to 2048, benchmarks/README.md "Split-K at medium sizes"):
+// three or four slices of 128 x 64 tiles gave 768 1.29 and 512 1.2 times one pass's speed; none gained at 1024 or 2048.
+inline constexpr double split_k_pass_seconds = 5e-6;
+inline constexpr double split_k_rate = 0.95;
+inline constexpr double device_bytes_per_second = 3e12;
+inline constexpr std::array<int, 4> split_k_model_slices = {2, 3, 4, 6};
+inline double split_time(const TileShape& tile, const ModelFigures& figures, int m, int n, int k, long long units,
+                         int slices, std::size_t scalar_size) {
+  const double pass_seconds = split_k_pass_seconds + static_cast<double>(2 * slices + 1) * m * n *
+                                                         static_cast<double>(scalar_size) / device_bytes_per_second;
+  // estimated_time counts TFLOP/s against tile elements per unit of K: a second is units * 2 * k / 1e12 of its units.
+  const double seconds_per_unit = static_cast<double>(units) * 2.0 * k * 1e-12;
+  return estimated_time(tile, figures, m, n, units, slices) / (slices * split_k_rate) + pass_seconds / seconds_per_unit;
+}
+
 // The model's figures for `entry` in a precision; none where the model never takes it there.
 inline const std::optional<ModelFigures>& model_figures(const BuiltinConfig& entry, bool is_double) {
   static const std::optional<ModelFigures> none;
@@ -269,7 +287,7 @@ inline std::optional<Plan> plan_split_k_default(const GemmShape& s, const Device
 // planned in full, so that the choice sees the edge mode the run will use. A batch of small products gets a whole
 // problem per work-group (small_batch_choice); other batches are chosen for by the same rules and model with the
 // tiles of the whole batch (many small products fill a device that one would not), without split-K or corners: one
-// launch of whole tiles.
+// launch of whole tiles. Single float products also weigh the model's tiles split along K (split_time).
 inline Plan plan_model(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
                        MathMode math = MathMode::ieee) {
   if (device.type & CL_DEVICE_TYPE_CPU) {
@@ -286,18 +304,36 @@ inline Plan plan_model(const GemmShape& s, const DeviceLimits& device, std::size
   const bool is_double = scalar_size == sizeof(double);
   std::optional<Plan> best;
   double best_time = 0;
+  const auto consider = [&](const BuiltinConfig& entry, const PlanOptions& options, double time) {
+    if (best && time >= best_time) return;  // not planned: it cannot win (every call plans)
+    // A split-K plan whose workspace does not fit is passed over; the others' refusals are the caller's.
+    std::optional<Plan> plan = entry.config.splits_k ? plan_if_fits(entry.config, s, device, scalar_size, options)
+                                                     : plan_product(entry.config, s, device, scalar_size, options);
+    // Operands that are neither whole tiles nor whole vectors are read an element at a time in small products
+    // (see operand_policy.hpp), which some configurations do slowly.
+    if (!plan || (plan->variant.edges == EdgeMode::elements && !entry.model->reads_elements_well)) return;
+    best = std::move(plan);
+    best_time = time;
+  };
   for (const BuiltinConfig& entry : builtin_configs) {
     const std::optional<ModelFigures>& figures = model_figures(entry, is_double);
     if (!figures || !builtin_fits(entry, device, scalar_size)) continue;
-    const PlanOptions options = corner_options(entry.config, s, device, scalar_size, MathMode::ieee, s.batch > 1);
-    const double time = estimated_time(entry.config.tile, *figures, options.corner_m, options.corner_n, units, s.batch);
-    if (best && time >= best_time) continue;  // not planned: it cannot win (every call plans)
-    Plan plan = plan_product(entry.config, s, device, scalar_size, options);
-    // Operands that are neither whole tiles nor whole vectors are read an element at a time in small products
-    // (see operand_policy.hpp), which some configurations do slowly.
-    if (plan.variant.edges == EdgeMode::elements && !entry.model->reads_elements_well) continue;
-    best = std::move(plan);
-    best_time = time;
+    PlanOptions options =
+        corner_options(entry.config, s, device, scalar_size, MathMode::ieee, s.batch > 1 || entry.config.splits_k);
+    if (!entry.config.splits_k) {
+      consider(entry, options,
+               estimated_time(entry.config.tile, *figures, options.corner_m, options.corner_n, units, s.batch));
+      continue;
+    }
+    // Split-K takes single products, in slices at least four tiles deep.
+    const int k_tiles = (s.k + entry.config.tile.tsk - 1) / entry.config.tile.tsk;
+    for (const int slices : split_k_model_slices) {
+      if (s.batch > 1 || slices * 4 > k_tiles) break;
+      options.slices = slices;
+      consider(
+          entry, options,
+          split_time(entry.config.tile, *figures, options.corner_m, options.corner_n, s.k, units, slices, scalar_size));
+    }
   }
   return best ? *best : plan_product(fallback_for(device, scalar_size).config, s, device, scalar_size);
 }

@@ -153,6 +153,7 @@ struct PlanOptions {
   int corner_m = -1;  // -1: all of C
   int corner_n = -1;
   MathMode math = MathMode::ieee;
+  int slices = 0;  // split-K's slices of K: 0, plan_split_k's rule; else this many (as many as K has tiles at most)
 };
 
 inline void require_fp64(const DeviceLimits& device, std::size_t scalar_size) {
@@ -494,25 +495,27 @@ inline MaybeRefusal plan_either_layout_operands(Plan& plan, const GemmShape& s, 
   return std::nullopt;
 }
 
-// Split-K: enough slices of K to give the device two work-groups per compute unit, each slice at least four tiles
-// deep (a multiple of the tile depth).
-inline MaybeRefusal plan_split_k(Plan& plan, const DeviceLimits& device, std::size_t scalar_size) {
+// Split-K: `wanted` slices of K (0: enough to give the device two work-groups per compute unit, each slice at least
+// four tiles deep), each a multiple of the tile depth.
+inline MaybeRefusal plan_split_k(Plan& plan, const DeviceLimits& device, std::size_t scalar_size, int wanted) {
   const unsigned compute_units = device.compute_units > 0 ? device.compute_units : 1;
   const TileShape& t = plan.config.tile;
   const long long tiles = static_cast<long long>(plan.global[0] / plan.local[0]) * (plan.global[1] / plan.local[1]);
-  const int k_tiles = (plan.depth + t.tsk - 1) / t.tsk;
-  const long long wanted = (2LL * compute_units + tiles - 1) / tiles;
-  const int slices = static_cast<int>(std::max(1LL, std::min<long long>(wanted, k_tiles / 4)));
+  const int k_tiles = std::max(1, (plan.depth + t.tsk - 1) / t.tsk);
+  const int slices = wanted > 0
+                         ? std::min(wanted, k_tiles)
+                         : static_cast<int>(std::max(
+                               1LL, std::min<long long>((2LL * compute_units + tiles - 1) / tiles, k_tiles / 4)));
   const int tiles_per_slice = (k_tiles + slices - 1) / slices;
   plan.slices = (k_tiles + tiles_per_slice - 1) / tiles_per_slice;
   plan.k_per_slice = tiles_per_slice * t.tsk;
-  const long long workspace = plan.slices * static_cast<long long>(round_up(plan.corner_m, t.tsm)) *
-                              static_cast<long long>(round_up(plan.corner_n, t.tsn));
-  if (workspace > INT_MAX)
+  const long long slice_stride =
+      static_cast<long long>(round_up(plan.corner_m, t.tsm)) * static_cast<long long>(round_up(plan.corner_n, t.tsn));
+  if (plan.slices * slice_stride > INT_MAX)
     return index_refusal("the split-K workspace would exceed 2^31 - 1 elements; use a smaller C.");
   plan.global[2] = static_cast<std::size_t>(plan.slices);
-  return allocation_refusal(device, static_cast<unsigned long long>(workspace) * scalar_size, "split-K's workspace",
-                            "Use a configuration of another family for this product.");
+  return allocation_refusal(device, static_cast<unsigned long long>(plan.slices * slice_stride) * scalar_size,
+                            "split-K's workspace", "Use a configuration of another family for this product.");
 }
 
 // Whether the configuration's launch can multiply the strips outside a corner too: it has such an entry point and
@@ -614,7 +617,7 @@ inline Planned planned_product(const KernelDescription& config, const GemmShape&
       refused = plan_padded_slice_operands(plan, corner, device, scalar_size);
       break;
   }
-  if (!refused && config.splits_k) refused = plan_split_k(plan, device, scalar_size);
+  if (!refused && config.splits_k) refused = plan_split_k(plan, device, scalar_size, options.slices);
   if (refused) return *refused;
   if (plan.strips == StripWork::fused) {  // the strips' work-groups: rows of them past the tiles' in dimension 1
     plan.variant.strips = true;
