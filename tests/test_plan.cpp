@@ -486,27 +486,33 @@ TEST_CASE(
     CHECK(operand->ld == 33);  // in vectors of 4
     CHECK(operand->stride == 33 * 4128 * 132 / 4);
   }
-  // Tiles 64 x 128 where their rounds cost less and are at least 70% full: 1024 (128 tiles in one round; 64 wide ones
-  // would leave half the units idle) and 1536 (288 in 3 against 144 wide in 2, each wide one costing 2 / 1.15 narrow
-  // ones); not 1408 (121 wide tiles fill 9 in 10 units: one round against 2), 2048 (512 in 4 against 256 in 2), 1025
-  // (153 in 2 rounds: mma.sync's odd tiles) or a batch.
-  const auto narrow = [](const Plan& plan) { return plan.config.name() == "bulk_tensor_cores 64x128x32 4x8 v4 s3"; };
-  for (const long long n : {1024, 1536}) {
-    INFO(n);
-    const Plan medium = plan_default(dense_shape(n, n, 1024), hopper, 8);
-    CHECK(narrow(medium));
-    CHECK(medium.global[0] == static_cast<std::size_t>((n + 63) / 64 * 16));  // 16 x 16 work-items a tile
+  // Single products with C of at least 1024 x 1024: the tiles whose rounds over the 132 compute units finish first
+  // (double_round_figures): 64 x 128 on the copy engine at 1024 (128 tiles, one round) and 1664 (3 rounds against 2 of
+  // 128 x 128 ones); mma.sync's 128 x 128 at 1152 to 1408 (one round, where mma.sync starts faster); 96 x 96 at 1025
+  // (121 tiles, one round) and 1536 (256 in 2 rounds, against 288 narrow ones in 3); the copy engine's 128 x 128 at
+  // 2048 and beyond.
+  const auto named = [&](long long n, const char* name) {
+    INFO(n << " " << name);
+    const Plan plan = plan_default(dense_shape(n, n, n), hopper, 8);
+    CHECK(chose(plan, name));
+    return plan;
+  };
+  const Plan narrow = named(1024, "bulk_double_narrow");
+  CHECK(narrow.global[0] == static_cast<std::size_t>(1024 / 64 * 16));  // 16 x 16 work-items a tile
+  named(1664, "bulk_double_narrow");
+  for (const long long n : {1152, 1280, 1408}) named(n, "tensor_double_large");
+  for (const long long n : {1025, 1536}) {
+    const Plan odd = named(n, "tensor_double_odd");
+    CHECK(odd.corner_m == n);  // all of C in 96 x 96 tiles, no strips
+    CHECK(odd.strips == StripWork::none);
   }
-  CHECK(bulk(plan_default(dense_shape(1408, 1408, 1024), hopper, 8)));
-  CHECK(!narrow(plan_default(dense_shape(1408, 1408, 1024), hopper, 8)));
-  CHECK(!narrow(plan_default(dense_shape(2048, 2048, 2048), hopper, 8)));
-  CHECK(bulk(plan_default(dense_shape(2048, 2048, 2048), hopper, 8)));
-  CHECK(!bulk(plan_default(dense_shape(1025, 1025, 1025), hopper, 8)));
+  for (const long long n : {2048, 3000, 8192}) named(n, "bulk_double");
+  // Below 1024 x 1024 and for batches, the rule before it: wide copy-engine tiles where they fill 9 in 10 units.
+  CHECK(!bulk(plan_default(dense_shape(512, 512, 512), hopper, 8)));
   GemmShape batch = dense_shape(1024, 1024, 1024);
   batch.batch = 2;
   batch.a.stride = batch.b.stride = batch.c.stride = 1024 * 1024;
-  CHECK(!narrow(plan_default(batch, hopper, 8)));
-  CHECK(bulk(plan_default(dense_shape(1536, 1536, 64), hopper, 8)));  // 144 tiles on 132 compute units
+  CHECK(chose(plan_default(batch, hopper, 8), "bulk_double"));
   // Float never (wgmma or mma.sync); compute capability 8.0 has no copy engine; where the driver refused local memory
   // past what the device reports, mma.sync's double within it.
   for (tilegemm::MathMode math : {tilegemm::MathMode::ieee, tilegemm::MathMode::tf32x3, tilegemm::MathMode::tf32}) {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <optional>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -222,7 +223,54 @@ inline std::optional<Plan> plan_bulk_tensor_cores(const GemmShape& s, const Devi
                       corner_options(*bulk, s, device, scalar_size, MathMode::ieee, true));
 }
 
-// The tensor-core plan of a product, where tensor cores run it (plan_warpgroup_mma, plan_bulk_tensor_cores, else
+// Double on compute capability 9.0, single products with C of at least double_rounds_from elements: of the copy
+// engine's tiles (128 x 128, 64 x 128) and mma.sync's (128 x 128, 96 x 96), those whose rounds over the compute units
+// finish first, each round at the rate its family and tiles kept on an H200 when C had that many rounds of them
+// (TFLOP/s: one round, two, more; benchmarks/README.md "Double at medium sizes": the fastest of the four at every size
+// from 1024 to 3000 measured). The copy engine's tiles start slower and keep a higher rate; 96 x 96 tiles fill the
+// units at 1025 and 1536. None where the copy engine does not run here.
+struct RoundFigures {
+  std::string_view entry;
+  double one_round, two_rounds, more_rounds;
+};
+inline constexpr std::array<RoundFigures, 4> double_round_figures = {{{"bulk_double", 45.0, 50.5, 50.5},
+                                                                      {"bulk_double_narrow", 34.0, 40.5, 43.5},
+                                                                      {"tensor_double_large", 47.0, 49.0, 49.0},
+                                                                      {"tensor_double_odd", 28.5, 38.0, 40.0}}};
+inline constexpr long long double_rounds_from = 1024LL * 1024;
+inline double rounds_time(const TileShape& tile, const RoundFigures& figures, const GemmShape& s, long long units) {
+  const long long rounds = (tiles_of(s, tile) + units - 1) / units;
+  const double rate = rounds == 1 ? figures.one_round : rounds == 2 ? figures.two_rounds : figures.more_rounds;
+  return static_cast<double>(rounds) * tile.tsm * tile.tsn / rate;
+}
+inline std::optional<Plan> plan_double_rounds(const GemmShape& s, const DeviceLimits& device) {
+  const KernelDescription& copy_engine = builtin("bulk_double").config;
+  if (s.batch > 1 || static_cast<long long>(s.m) * s.n < double_rounds_from ||
+      !implementation_on(copy_engine, device, sizeof(double), MathMode::ieee).possible() ||
+      !config_fits(copy_engine, device, sizeof(double))) {
+    return std::nullopt;
+  }
+  const long long units = std::max<long long>(device.compute_units, 1);
+  std::optional<Plan> best;
+  double best_time = 0;
+  for (const RoundFigures& figures : double_round_figures) {
+    const KernelDescription& config = builtin(figures.entry).config;
+    const double time = rounds_time(config.tile, figures, s, units);
+    if ((best && time >= best_time) || !config_fits(config, device, sizeof(double))) continue;
+    // The copy engine's tiles and the 96 x 96 ones take all of C (their copies are padded); mma.sync's large ones the
+    // tiled corner rule.
+    const bool whole_c = config.family == Family::bulk_tensor_cores || config.tile.tsm == 96;
+    const PlanOptions options = corner_options(config, s, device, sizeof(double), MathMode::ieee, whole_c);
+    if (std::optional<Plan> plan = plan_if_fits(config, s, device, sizeof(double), options)) {
+      best = std::move(plan);
+      best_time = time;
+    }
+  }
+  return best;
+}
+
+// The tensor-core plan of a product, where tensor cores run it (plan_warpgroup_mma, plan_double_rounds,
+// plan_bulk_tensor_cores, else
 // mma.sync's: large tiles where C has one for every compute unit, else small ones), with the tiled corner rule of the
 // other configurations (and odd_sizes_whole); none where they do not.
 inline std::optional<Plan> plan_tensor_cores(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
@@ -233,6 +281,9 @@ inline std::optional<Plan> plan_tensor_cores(const GemmShape& s, const DeviceLim
     return std::nullopt;
   }
   if (std::optional<Plan> plan = plan_warpgroup_mma(s, device, scalar_size, math)) return plan;
+  if (scalar_size == sizeof(double)) {
+    if (std::optional<Plan> plan = plan_double_rounds(s, device)) return plan;
+  }
   if (std::optional<Plan> plan = plan_bulk_tensor_cores(s, device, scalar_size)) return plan;
   const bool is_double = scalar_size == sizeof(double);
   const KernelDescription& large = builtin(is_double                ? "tensor_double_large"
