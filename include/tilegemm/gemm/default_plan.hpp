@@ -232,11 +232,12 @@ inline std::optional<Plan> plan_bulk_tensor_cores(const GemmShape& s, const Devi
 struct RoundFigures {
   std::string_view entry;
   double one_round, two_rounds, more_rounds;
+  bool whole_c;  // all of C in tiles (the copy engine's copies are padded; 96 x 96 tiles are for sizes off 128's)
 };
-inline constexpr std::array<RoundFigures, 4> double_round_figures = {{{"bulk_double", 45.0, 50.5, 50.5},
-                                                                      {"bulk_double_narrow", 34.0, 40.5, 43.5},
-                                                                      {"tensor_double_large", 47.0, 49.0, 49.0},
-                                                                      {"tensor_double_odd", 28.5, 38.0, 40.0}}};
+inline constexpr std::array<RoundFigures, 4> double_round_figures = {{{"bulk_double", 45.0, 50.5, 50.5, true},
+                                                                      {"bulk_double_narrow", 34.0, 40.5, 43.5, true},
+                                                                      {"tensor_double_large", 47.0, 49.0, 49.0, false},
+                                                                      {"tensor_double_odd", 28.5, 38.0, 40.0, true}}};
 inline constexpr long long double_rounds_from = 1024LL * 1024;
 inline double rounds_time(const TileShape& tile, const RoundFigures& figures, const GemmShape& s, long long units) {
   const long long rounds = (tiles_of(s, tile) + units - 1) / units;
@@ -257,10 +258,7 @@ inline std::optional<Plan> plan_double_rounds(const GemmShape& s, const DeviceLi
     const KernelDescription& config = builtin(figures.entry).config;
     const double time = rounds_time(config.tile, figures, s, units);
     if ((best && time >= best_time) || !config_fits(config, device, sizeof(double))) continue;
-    // The copy engine's tiles and the 96 x 96 ones take all of C (their copies are padded); mma.sync's large ones the
-    // tiled corner rule.
-    const bool whole_c = config.family == Family::bulk_tensor_cores || config.tile.tsm == 96;
-    const PlanOptions options = corner_options(config, s, device, sizeof(double), MathMode::ieee, whole_c);
+    const PlanOptions options = corner_options(config, s, device, sizeof(double), MathMode::ieee, figures.whole_c);
     if (std::optional<Plan> plan = plan_if_fits(config, s, device, sizeof(double), options)) {
       best = std::move(plan);
       best_time = time;
@@ -377,9 +375,10 @@ inline Plan plan_model(const GemmShape& s, const DeviceLimits& device, std::size
       continue;
     }
     // Split-K takes single products, in slices at least four tiles deep.
+    if (s.batch > 1) continue;
     const int k_tiles = (s.k + entry.config.tile.tsk - 1) / entry.config.tile.tsk;
     for (const int slices : split_k_model_slices) {
-      if (s.batch > 1 || slices * 4 > k_tiles) break;
+      if (slices * 4 > k_tiles) break;
       options.slices = slices;
       consider(
           entry, options,
