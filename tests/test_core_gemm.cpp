@@ -7,8 +7,10 @@
 
 #include "catch.hpp"
 #include "dense_shape.hpp"
+#include "described_devices.hpp"
 #include "reference.hpp"
 #include "run_plan.hpp"
+#include "untouched_memory.hpp"
 
 namespace {
 
@@ -273,4 +275,45 @@ TEST_CASE("a configuration on the tiled corner of C and the strip code on the th
           "[core][slow]") {
   check_corner_and_strips<float>(true);
   check_corner_and_strips<double>(true);
+}
+
+TEST_CASE("AutoConfig's split-K plans for medium products of a GPU: every transpose, odd sizes, alpha and beta",
+          "[core]") {
+  // Planned for the described H200 (132 compute units), whose model splits these along K (gemm/default_plan.hpp),
+  // and run on this device; C sits in a taller matrix of sentinels, which must stay as they were.
+  const tilegemm::detail::ScopedDeviceDescription described(tilegemm_test::h200());
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  struct Case {
+    int m, n, k;
+    bool ta, tb;
+    float beta;  // 0: C is poisoned first, and must not be read
+  };
+  // Whole tiles; elements read one at a time (odd leading dimensions); whole vectors with edges; K no multiple.
+  for (const Case& x : {Case{512, 512, 512, false, false, 0.0f}, Case{384, 530, 1001, true, true, 0.75f},
+                        Case{500, 400, 517, false, true, 0.0f}, Case{384, 768, 1001, true, false, -1.5f}}) {
+    INFO(x.m << "x" << x.n << "x" << x.k << (x.ta ? " A^T" : "") << (x.tb ? " B^T" : "") << ", beta " << x.beta);
+    const tilegemm::detail::Plan plan =
+        tilegemm::detail::plan_default(tilegemm_test::dense_shape(x.m, x.n, x.k, x.ta, x.tb), tilegemm_test::h200(), 4);
+    REQUIRE(plan.config.splits_k);  // the path under test
+    CHECK(plan.slices > 1);
+    const Matrix<float> a = tilegemm_test::random_matrix<float>(x.ta ? x.k : x.m, x.ta ? x.m : x.k);
+    const Matrix<float> b = tilegemm_test::random_matrix<float>(x.tb ? x.n : x.k, x.tb ? x.k : x.n);
+    const int ldc = x.m + 3;
+    Matrix<float> c_all = Matrix<float>::Constant(ldc, x.n, tilegemm_test::sentinel<float>());
+    c_all.topRows(x.m) = x.beta == 0.0f ? tilegemm_test::poisoned<float>(x.m, x.n)
+                                        : Matrix<float>(tilegemm_test::random_matrix<float>(x.m, x.n));
+    const Matrix<float> before = c_all;
+    const float alpha = tilegemm_test::random_scalar<float>();
+    const cl::Buffer c = device_copy(queue, c_all);
+    tilegemm::gemm<float>(queue, x.ta ? Transpose::yes : Transpose::no, x.tb ? Transpose::yes : Transpose::no, x.m, x.n,
+                          x.k, alpha, device_copy(queue, a), 0, static_cast<int>(a.rows()), device_copy(queue, b), 0,
+                          static_cast<int>(b.rows()), x.beta, c, 0, ldc)
+        .wait();
+    const Matrix<float> after = host_copy<float>(queue, c, ldc, x.n);
+    const Matrix<float> op_a = x.ta ? Matrix<float>(a.transpose()) : a;
+    const Matrix<float> op_b = x.tb ? Matrix<float>(b.transpose()) : b;
+    CHECK(tilegemm_test::compare_with_reference<float>(after.topRows(x.m), alpha, op_a, op_b, x.beta,
+                                                       before.topRows(x.m)) == "");
+    CHECK(tilegemm_test::outside_unchanged(before, after, 0, 0, x.m, x.n) == "");
+  }
 }
