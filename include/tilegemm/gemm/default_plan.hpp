@@ -192,7 +192,8 @@ inline std::optional<Plan> plan_warpgroup_mma(const GemmShape& s, const DeviceLi
 // one for 9 in 10 compute units at least, or 64 x 128 (bulk_double_narrow) where their rounds over the units are 70%
 // full at least and cost less: a narrow tile takes bulk_narrow_tile_cost times half a wide one's time. Fewer or
 // emptier rounds ran slower than mma.sync's tiles (1024 in wide tiles, 1025 in narrow ones). Only single products take
-// the narrow tiles: batches' were not measured. Figures: benchmarks/README.md, "Double below 4096".
+// the narrow tiles: batches' were not measured. Figures: benchmarks/README.md, "Double below 4096". For the products
+// plan_double_rounds leaves: batches, and single products with C smaller than 1024 x 1024.
 inline constexpr double bulk_narrow_tile_cost = 1.15;
 inline constexpr double bulk_wide_fill = 0.9, bulk_narrow_fill = 0.7;
 inline const KernelDescription* bulk_choice(const GemmShape& s, long long units) {
