@@ -40,7 +40,7 @@ struct FamilyTraits<Family::split_k> : FamilyDefaults {
 
   TILEGEMM_RULES_FROM(TILEGEMM_DOUBLE_BUFFERED_RULES)
   static constexpr std::size_t local_memory_elements(const TileShape& t) { return double_buffered_local_elements(t); }
-  static constexpr void defines(PreambleLines& lines, const TileShape& t) { local_row_defines(lines, t); }
+  static constexpr void defines(PreambleLines& lines, const TileShape& t) { prefetch_helper_defines(lines, t); }
 
   static constexpr TextPiece helpers = prefetch_helpers;
   static constexpr EntryPoint product = {"gemm_split_k", piece_of<split_k_source>()};
