@@ -240,6 +240,31 @@ TEST_CASE("default configuration batched as planned for GPUs (prefetch, whole sm
   check_batches_in<tilegemm::AutoConfig, float>(EdgePolicy::by_size, {2});
 }
 
+// The tiles AutoConfig gives batches on a GPU (gemm/default_plan.hpp's small_batch_choice and medium_batch_choice),
+// each run here as planned for an H200: whole problems in 16, 20, 24 and 32 tiles (float in vectors of 2, double in
+// elements), K past one slice and short of it (the last slice stops at K), and enough problems of up to 128 for the
+// 64 x 64 tiles and the 32 x 32 ones that cover 65 x 70 with less.
+TEST_CASE("AutoConfig's tiles for batches of small and medium products, as planned for an H200", "[batched][auto]") {
+  const tilegemm::detail::ScopedDeviceDescription described(tilegemm_fuzz::gpu_description(132));
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const auto every_way = [&](auto zero, Shape s, int count, std::initializer_list<int> transposes) {
+    using Scalar = decltype(zero);
+    for (const int t : transposes) {
+      check_batch<tilegemm::AutoConfig, Scalar>(queue, t & 1, t & 2, s, count, Scalar(1), Scalar(0));
+      check_batch<tilegemm::AutoConfig, Scalar>(queue, t & 1, t & 2, s, count, tilegemm_test::random_scalar<Scalar>(),
+                                                tilegemm_test::random_scalar<Scalar>());
+    }
+  };
+  for (const Shape s : {Shape{12, 9, 5}, Shape{17, 19, 23}, Shape{24, 22, 22}, Shape{29, 32, 37}}) {
+    every_way(0.0f, s, 3, {0, 3});
+    every_way(0.0, s, 2, {1, 2});
+  }
+  every_way(0.0f, {65, 70, 33}, 140, {1});
+  every_way(0.0f, {64, 100, 50}, 140, {3});
+  every_way(0.0, {64, 100, 50}, 140, {2});
+  every_way(0.0, {65, 70, 33}, 140, {0});
+}
+
 // The warpgroup_mma family on batches (wgmma, compute capability 9.0; elsewhere there is nothing to run): AutoConfig's
 // tf32x3 configurations on every shape and transpose, and AutoConfig on batches large enough for wgmma, in tf32x3
 // (within the reference's IEEE tolerance).

@@ -898,7 +898,8 @@ TEST_CASE("AutoConfig's plan is of an entry of the built-in table that serves th
     shapes.push_back(dense_shape(m, n, k, true, true));
   }
   for (const auto& [m, count] :
-       {std::pair{8, 10000}, std::pair{16, 1000}, std::pair{32, 10000}, std::pair{256, 1000}}) {
+       {std::pair{8, 10000}, std::pair{16, 1000}, std::pair{20, 10000}, std::pair{24, 1000}, std::pair{32, 10000},
+        std::pair{64, 10000}, std::pair{65, 1000}, std::pair{256, 1000}}) {
     GemmShape s = dense_shape(m, m, m);
     s.batch = count;
     s.a.stride = s.b.stride = s.c.stride = m * m;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <string>
@@ -34,9 +35,13 @@
 
 namespace bench {
 
-// The configurations timed besides AutoConfig (every one takes batches): the built-in table's whole-problem tiles for
-// batches of small products and three of its GPU model's tiles (checked below), and 64 x 64 with 4 x 8 per work-item.
-using BatchedCandidates = std::tuple<tilegemm::Prefetch<16, 16, 16, 2, 2, 2>, tilegemm::Prefetch<32, 32, 32, 2, 4, 2>,
+// The configurations timed besides AutoConfig (every one takes batches): the built-in table's tiles for batches of
+// small and medium products and three of its GPU model's tiles (checked below), and 64 x 64 with 4 x 8 in vectors of 4.
+using BatchedCandidates = std::tuple<tilegemm::Prefetch<16, 16, 16, 2, 2, 2>, tilegemm::Prefetch<20, 20, 20, 2, 2, 2>,
+                                     tilegemm::Prefetch<24, 24, 24, 2, 2, 2>, tilegemm::Prefetch<32, 32, 32, 2, 4, 2>,
+                                     tilegemm::Prefetch<16, 16, 16, 2, 2, 1>, tilegemm::Prefetch<20, 20, 20, 2, 2, 1>,
+                                     tilegemm::Prefetch<24, 24, 24, 2, 2, 1>, tilegemm::Prefetch<32, 32, 32, 2, 4, 1>,
+                                     tilegemm::Prefetch<64, 64, 16, 4, 8, 2>, tilegemm::Prefetch<32, 32, 16, 2, 4, 2>,
                                      tilegemm::Prefetch<32, 32, 16, 2, 2, 2>, tilegemm::Prefetch<64, 64, 16, 4, 4, 4>,
                                      tilegemm::Prefetch<64, 64, 16, 4, 8, 4>, tilegemm::Prefetch<128, 128, 8, 8, 8, 4>>;
 
@@ -46,11 +51,15 @@ constexpr bool times_builtin(std::tuple<Configs...>*, std::string_view name) {
   const tilegemm::detail::KernelDescription& entry = tilegemm::detail::builtin(name).config;
   return (tilegemm::detail::same_configuration(Configs::family, Configs::shape, entry.family, entry.tile) || ...);
 }
-static_assert(times_builtin(static_cast<BatchedCandidates*>(nullptr), "batch_16x16") &&
-                  times_builtin(static_cast<BatchedCandidates*>(nullptr), "batch_32x32") &&
-                  times_builtin(static_cast<BatchedCandidates*>(nullptr), "gpu_32x32") &&
-                  times_builtin(static_cast<BatchedCandidates*>(nullptr), "gpu_64x64") &&
-                  times_builtin(static_cast<BatchedCandidates*>(nullptr), "gpu_128x128"),
+constexpr bool times_all_builtin(std::initializer_list<std::string_view> names) {
+  for (const std::string_view name : names) {
+    if (!times_builtin(static_cast<BatchedCandidates*>(nullptr), name)) return false;
+  }
+  return true;
+}
+static_assert(times_all_builtin({"batch_16x16", "batch_20x20", "batch_24x24", "batch_32x32", "batch_16x16_double",
+                                 "batch_20x20_double", "batch_24x24_double", "batch_32x32_double", "batch_64x64",
+                                 "batch_32x32_slices", "gpu_32x32", "gpu_64x64", "gpu_128x128"}),
               "benchmark --batched times the built-in table's configurations for batches");
 
 // One operand of every problem, side by side in one host matrix and one OpenCL buffer: problem p's stored

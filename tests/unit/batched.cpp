@@ -132,17 +132,57 @@ TEST_CASE("AutoConfig gives each work-group a whole small problem of a batch on 
   CHECK(small.variant.edges == EdgeMode::whole_tiles);
   CHECK(!small.a.packed);
   CHECK(!small.b.packed);
-  // The smallest tile that holds C; in double too.
+  // The smallest tile that holds C, in every math mode; double's own tiles read single elements.
   CHECK(chose(plan_default(batch_shape(16, 16, 16, 10000), h200(), 4), "batch_16x16"));
-  CHECK(chose(plan_default(batch_shape(8, 8, 8, 10000), h200(), 8), "batch_16x16"));
+  CHECK(chose(plan_default(batch_shape(8, 8, 8, 10000), h200(), 8), "batch_16x16_double"));
+  CHECK(builtin("batch_16x16_double").config.tile.vw == 1);
   CHECK(chose(plan_default(batch_shape(3, 16, 200, 7), h200(), 4), "batch_16x16"));
-  CHECK(chose(plan_default(batch_shape(20, 20, 20, 10000), h200(), 4), "batch_32x32"));
-  CHECK(chose(plan_default(batch_shape(17, 5, 9, 2), h200(), 8), "batch_32x32"));
+  CHECK(chose(plan_default(batch_shape(20, 20, 20, 10000), h200(), 4), "batch_20x20"));
+  CHECK(chose(plan_default(batch_shape(20, 20, 20, 10000), h200(), 4, tilegemm::MathMode::tf32), "batch_20x20"));
+  CHECK(chose(plan_default(batch_shape(17, 5, 9, 2), h200(), 8), "batch_20x20_double"));
+  CHECK(chose(plan_default(batch_shape(21, 24, 30, 100), h200(), 4), "batch_24x24"));
+  CHECK(chose(plan_default(batch_shape(24, 3, 3, 100), h200(), 8), "batch_24x24_double"));
+  CHECK(chose(plan_default(batch_shape(25, 20, 20, 100), h200(), 4), "batch_32x32"));
+  CHECK(chose(plan_default(batch_shape(32, 32, 32, 10000), h200(), 8), "batch_32x32_double"));
   // Not for single products, larger problems, or devices whose work-groups are too small for the candidate.
   CHECK(chose(plan_default(batch_shape(32, 32, 32, 1), h200(), 4), "gpu_32x32"));
   CHECK(!chose(plan_default(batch_shape(33, 32, 32, 10000), h200(), 4), "batch_32x32"));
   CHECK(chose(plan_default(batch_shape(32, 32, 32, 50), tilegemm_fuzz::narrow_gpu_description(64), 4), "small_groups"));
   CHECK(chose(plan_default(batch_shape(16, 16, 16, 50), tilegemm_fuzz::narrow_gpu_description(64), 4), "batch_16x16"));
+}
+
+TEST_CASE("AutoConfig gives batches of products up to 128 fixed tiles on GPUs in IEEE arithmetic",
+          "[unit][batched][plan]") {
+  using namespace tilegemm::detail;
+  DeviceLimits hopper = h200();
+  hopper.compute_capability = 90;
+  // 64 x 64 tiles of 4 x 8 in vectors of 2, in float and double, also where the model or the tensor cores would
+  // have taken others; K as deep as 128.
+  for (const std::size_t size : {std::size_t(4), std::size_t(8)}) {
+    INFO("scalar " << size);
+    const Plan medium = plan_default(batch_shape(64, 64, 64, 10000), hopper, size);
+    CHECK(chose(medium, "batch_64x64"));
+    CHECK(medium.global == std::array<std::size_t, 3>{16, 8, 10000});
+    CHECK(!medium.a.packed);
+    CHECK(!medium.b.packed);
+    CHECK(chose(plan_default(batch_shape(128, 128, 128, 1000), hopper, size), "batch_64x64"));
+    CHECK(chose(plan_default(batch_shape(33, 40, 128, 1000), hopper, size), "batch_64x64"));
+    // 32 x 32 tiles where they cover C with fewer elements: 65 x 65 in 9 of them (9,216) rather than 4 of 64 x 64
+    // (16,384); 96 x 96 exactly. A tie (100 x 100: 16 or 4, 16,384 each) keeps 64 x 64.
+    CHECK(chose(plan_default(batch_shape(65, 65, 65, 10000), hopper, size), "batch_32x32_slices"));
+    CHECK(chose(plan_default(batch_shape(96, 96, 96, 3000), hopper, size), "batch_32x32_slices"));
+    CHECK(chose(plan_default(batch_shape(100, 100, 100, 2000), hopper, size), "batch_64x64"));
+    // Not past 128 in any dimension, for single products, or for batches whose tiles leave compute units idle.
+    CHECK(!chose(plan_default(batch_shape(129, 64, 64, 1000), hopper, size), "batch_64x64"));
+    CHECK(!chose(plan_default(batch_shape(64, 64, 129, 1000), hopper, size), "batch_64x64"));
+    CHECK(!chose(plan_default(batch_shape(64, 64, 64, 1), hopper, size), "batch_64x64"));
+    CHECK(!chose(plan_default(batch_shape(64, 64, 64, 131), hopper, size), "batch_64x64"));
+    CHECK(chose(plan_default(batch_shape(64, 64, 64, 132), hopper, size), "batch_64x64"));
+  }
+  // Float in tf32 or tf32x3 keeps the tensor cores' plans; double is the same product in every mode.
+  CHECK(!chose(plan_default(batch_shape(128, 128, 128, 1000), hopper, 4, tilegemm::MathMode::tf32), "batch_64x64"));
+  CHECK(!chose(plan_default(batch_shape(128, 128, 128, 1000), hopper, 4, tilegemm::MathMode::tf32x3), "batch_64x64"));
+  CHECK(chose(plan_default(batch_shape(128, 128, 128, 1000), hopper, 8, tilegemm::MathMode::tf32), "batch_64x64"));
 }
 
 TEST_CASE("batches of large products on tensor cores: the whole batch's tiles in one launch, no corners",

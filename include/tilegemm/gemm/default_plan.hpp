@@ -24,8 +24,12 @@ inline constexpr const BuiltinConfig& processor_default = builtin("cpu");
 inline constexpr const BuiltinConfig& split_k_default = builtin("gpu_split_k");
 inline constexpr std::array<const BuiltinConfig*, 3> small_device_defaults = {  // the first that fits, in order
     &builtin("small_groups"), &builtin("tiny_groups"), &builtin("single_item")};
-inline constexpr std::array<const BuiltinConfig*, 2> small_batch_defaults = {  // the smallest that holds C, in order
-    &builtin("batch_16x16"), &builtin("batch_32x32")};
+inline constexpr std::array<const BuiltinConfig*, 8> small_batch_defaults = {  // the smallest that holds C, in order
+    &builtin("batch_16x16"),        &builtin("batch_20x20"),        &builtin("batch_24x24"),
+    &builtin("batch_32x32"),        &builtin("batch_16x16_double"), &builtin("batch_20x20_double"),
+    &builtin("batch_24x24_double"), &builtin("batch_32x32_double")};
+inline constexpr const BuiltinConfig& medium_batch_tiles = builtin("batch_64x64");
+inline constexpr const BuiltinConfig& medium_batch_small_tiles = builtin("batch_32x32_slices");
 
 // Products with fewer multiply-adds than this stay on the other families: the packing of operands and the launches
 // it adds are not paid back.
@@ -121,19 +125,49 @@ inline const std::optional<ModelFigures>& model_figures(const BuiltinConfig& ent
   return is_double ? entry.model->in_double : entry.model->in_float;
 }
 
-// The configuration for a batch of products of at most 32 x 32 on a GPU: the smallest whose tile holds a whole C, so
-// that each work-group multiplies a whole problem (a batch of 32 x 32 x 32 products is bound by memory, and one tile
-// per problem reads each operand once, with no idle rows); none for single products, larger problems (the model below
-// chooses their tiles with the whole batch's) or configurations the device cannot run.
+// The configuration for a batch of products of at most 32 x 32 on a GPU: the smallest of the scalar's whose tile holds
+// a whole C, so that each work-group multiplies a whole problem (a batch of 32 x 32 x 32 products is bound by memory,
+// and one tile per problem reads each operand once, with no idle rows: 10,000 products of 20 x 20 x 20 took 21.6 us
+// in 20 x 20 tiles and 34.6 in 32 x 32 on an H200); none for single products, larger problems or configurations the
+// device cannot run. In every math mode: such products are too small for the tensor cores to pay.
 inline constexpr int whole_problems_up_to = 32;
 inline const BuiltinConfig* small_batch_choice(const GemmShape& s, const DeviceLimits& device,
                                                std::size_t scalar_size) {
   if (s.batch <= 1 || std::max(s.m, s.n) > whole_problems_up_to) return nullptr;
   for (const BuiltinConfig* entry : small_batch_defaults) {
     const TileShape& tile = entry->config.tile;
-    if (s.m <= tile.tsm && s.n <= tile.tsn && builtin_fits(*entry, device, scalar_size)) return entry;
+    if (serves(*entry, scalar_size == sizeof(double), MathMode::ieee) && s.m <= tile.tsm && s.n <= tile.tsn &&
+        builtin_fits(*entry, device, scalar_size)) {
+      return entry;
+    }
   }
   return nullptr;
+}
+
+// The configuration for a batch of products of at most 128 in every dimension in IEEE arithmetic, where its tiles
+// give every compute unit one: 64 x 64 tiles, or 32 x 32 where those cover C with fewer elements (65 x 65: 9 of
+// them against 4 of 64 x 64); whatever the model would say. On an H200 these beat every other tiling of the prefetch
+// kernel at most sizes from 33 to 128 (10,000 x 64^3: float 193 us against the model's 260; double 304 against 646
+// on tensor cores, whose packing of many small operands costs more than their product). None for single products,
+// larger ones (the model's tiles and the tensor cores win there), tf32 products or devices they do not fit.
+inline constexpr int medium_batches_up_to = 128;
+inline const BuiltinConfig* medium_batch_choice(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
+                                                MathMode math) {
+  if (s.batch <= 1 || std::max({s.m, s.n, s.k}) > medium_batches_up_to ||
+      (scalar_size != sizeof(double) && math != MathMode::ieee)) {
+    return nullptr;
+  }
+  const auto covered = [&](const BuiltinConfig& entry) {
+    const TileShape& t = entry.config.tile;
+    return tiles_of(s, t) * t.tsm * t.tsn;
+  };
+  const BuiltinConfig& entry =
+      covered(medium_batch_small_tiles) < covered(medium_batch_tiles) ? medium_batch_small_tiles : medium_batch_tiles;
+  if (batch_tiles_of(s, entry.config.tile) < static_cast<long long>(device.compute_units) ||
+      !builtin_fits(entry, device, scalar_size)) {
+    return nullptr;
+  }
+  return &entry;
 }
 
 // A tensor-core plan with strips replaced by the 96 x 96 tiles of the whole C where those are at most one per
@@ -335,9 +369,10 @@ inline std::optional<Plan> plan_split_k_default(const GemmShape& s, const Device
 // The plan AutoConfig makes for a product on a device in a math mode: the configuration, the corner of C its tiles
 // cover (the thin rest goes to the strip code) and how it takes the operands. Each of the GPU model's candidates is
 // planned in full, so that the choice sees the edge mode the run will use. A batch of small products gets a whole
-// problem per work-group (small_batch_choice); other batches are chosen for by the same rules and model with the
-// tiles of the whole batch (many small products fill a device that one would not), without split-K or corners: one
-// launch of whole tiles. Single float products also weigh the model's tiles split along K (split_time).
+// problem per work-group (small_batch_choice), one of products up to 128 fixed tiles (medium_batch_choice); other
+// batches are chosen for by the same rules and model with the tiles of the whole batch (many small products fill a
+// device that one would not), without split-K or corners: one launch of whole tiles. Single float products also weigh
+// the model's tiles split along K (split_time).
 inline Plan plan_model(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
                        MathMode math = MathMode::ieee) {
   if (device.type & CL_DEVICE_TYPE_CPU) {
@@ -346,6 +381,9 @@ inline Plan plan_model(const GemmShape& s, const DeviceLimits& device, std::size
     return plan_product(entry.config, s, device, scalar_size);
   }
   if (const BuiltinConfig* entry = small_batch_choice(s, device, scalar_size)) {
+    return plan_product(entry->config, s, device, scalar_size);
+  }
+  if (const BuiltinConfig* entry = medium_batch_choice(s, device, scalar_size, math)) {
     return plan_product(entry->config, s, device, scalar_size);
   }
   const long long units = device.compute_units > 0 ? device.compute_units : 1;
