@@ -242,8 +242,8 @@ TEST_CASE("default configuration batched as planned for GPUs (prefetch, whole sm
 
 // The tiles AutoConfig gives batches on a GPU (gemm/default_plan.hpp's small_batch_choice and medium_batch_choice),
 // each run here as planned for an H200: whole problems in 16, 20, 24 and 32 tiles (float in vectors of 2, double in
-// elements), K past one slice and short of it (the last slice stops at K), and enough problems of up to 128 for the
-// 64 x 64 tiles and the 32 x 32 ones that cover 65 x 70 with less.
+// elements), K past one slice and short of it (the 32 x 32 x 32 tiles' last slice stops at K), and enough problems of
+// up to 128 for the 64 x 64 tiles and the 32 x 32 ones that cover 65 x 70 with less.
 TEST_CASE("AutoConfig's tiles for batches of small and medium products, as planned for an H200", "[batched][auto]") {
   const tilegemm::detail::ScopedDeviceDescription described(tilegemm_fuzz::gpu_description(132));
   const cl::CommandQueue queue = tilegemm::default_queue();
@@ -255,7 +255,7 @@ TEST_CASE("AutoConfig's tiles for batches of small and medium products, as plann
                                                 tilegemm_test::random_scalar<Scalar>());
     }
   };
-  for (const Shape s : {Shape{12, 9, 5}, Shape{17, 19, 23}, Shape{24, 22, 22}, Shape{29, 32, 37}}) {
+  for (const Shape s : {Shape{12, 9, 5}, Shape{17, 19, 23}, Shape{24, 22, 22}, Shape{29, 32, 37}, Shape{30, 28, 26}}) {
     every_way(0.0f, s, 3, {0, 3});
     every_way(0.0, s, 2, {1, 2});
   }

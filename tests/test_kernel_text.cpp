@@ -121,13 +121,15 @@ TEST_CASE("a configuration's preamble is one define per parameter, in a fixed or
         "#define TSM 64\n#define TSN 64\n#define TSK 16\n#define WPTM 4\n#define WPTN 4\n#define VW 1\n"
         "#define THREADS_M 16\n#define THREADS_N 16\n#define THREADS 256\n#define LOADS_A 4\n#define LOADS_B 4\n"
         "#define LOCAL_ELEMENTS 2048\n");
-  // The prefetch family adds its local tiles' rows, whether a last slice stops at K (tiles of at most 32 x 32) and,
+  // The prefetch family adds its local tiles' rows, whether a last slice stops at K (small tiles, deep slices) and,
   // where it fuses strips, the strip code's parameters.
   CHECK(std::string(describe<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>.config_preamble.text)
             .find("#define ROW_A 17\n#define ROW_B 17\n#define SHORT_LAST_SLICE 0\n#define PANEL 32\n#define LANES 8\n"
                   "#define STAGE 2304\n#define WIDTH 8\n#define IN_FLIGHT 8\n") != std::string::npos);
   CHECK(std::string(describe<tilegemm::Prefetch<32, 32, 32, 2, 4, 2>>.config_preamble.text)
             .find("#define SHORT_LAST_SLICE 1\n") != std::string::npos);
+  CHECK(std::string(describe<tilegemm::Prefetch<16, 16, 16, 2, 2, 2>>.config_preamble.text)
+            .find("#define SHORT_LAST_SLICE 0\n") != std::string::npos);
   CHECK(std::string(describe<tilegemm::SplitK<32, 32, 16, 2, 2, 2>>.config_preamble.text).find("PANEL") ==
         std::string::npos);
 }
