@@ -156,7 +156,7 @@ TEST_CASE("AutoConfig gives batches of products up to 128 fixed tiles on GPUs in
   using namespace tilegemm::detail;
   DeviceLimits hopper = h200();
   hopper.compute_capability = 90;
-  // 64 x 64 tiles of 4 x 8 in vectors of 2, in float and double, also where the model or the tensor cores would
+  // 64 x 64 tiles of 4 x 8 in vectors of 2, in float and double, also where the model would
   // have taken others; K as deep as 128.
   for (const std::size_t size : {std::size_t(4), std::size_t(8)}) {
     INFO("scalar " << size);

@@ -146,10 +146,10 @@ inline const BuiltinConfig* small_batch_choice(const GemmShape& s, const DeviceL
 
 // The configuration for a batch of products of at most 128 in every dimension in IEEE arithmetic, where its tiles
 // give every compute unit one: 64 x 64 tiles, or 32 x 32 where those cover C with fewer elements (65 x 65: 9 of
-// them against 4 of 64 x 64); whatever the model would say. On an H200 these beat every other tiling of the prefetch
-// kernel at most sizes from 33 to 128 (10,000 x 64^3: float 193 us against the model's 260; double 304 against 646
-// on tensor cores, whose packing of many small operands costs more than their product). None for single products,
-// larger ones (the model's tiles and the tensor cores win there), tf32 products or devices they do not fit.
+// them against 4 of 64 x 64), whatever the model would say: on an H200 these beat every other tiling of the prefetch
+// kernel at most sizes from 33 to 128 (10,000 x 64^3: float 193 us against 260 in the model's 64 x 64 tiles of 4 x 4
+// in vectors of 4, double 304 against 646). None for single products, larger ones (left to the model and the tensor
+// cores as before), tf32 products or devices they do not fit.
 inline constexpr int medium_batches_up_to = 128;
 inline const BuiltinConfig* medium_batch_choice(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
                                                 MathMode math) {
