@@ -219,7 +219,7 @@ inline void multiply_tile(real acc[WPTM][WPTN], const int M, const int N, const 
     }
 #if SHORT_LAST_SLICE
     // A last slice past K stops at K, its steps past K being zeros: small products in deep slices (24 x 24 x 24 in
-    // slices of 32) would otherwise spend much of their arithmetic on them.
+    // slices of 32) would otherwise spend much of their arithmetic on them. Whole slices keep the fixed count.
     if (EDGES == EDGES_WHOLE_TILES || k0 + TSK <= K) {
       multiply_slice(a_tiles[current], b_tiles[current], tm, tn, acc, TSK);
     } else {
