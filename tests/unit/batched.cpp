@@ -156,8 +156,7 @@ TEST_CASE("AutoConfig gives batches of products up to 128 fixed tiles on GPUs in
   using namespace tilegemm::detail;
   DeviceLimits hopper = h200();
   hopper.compute_capability = 90;
-  // 64 x 64 tiles of 4 x 8 in vectors of 2, in float and double, also where the model would
-  // have taken others; K as deep as 128.
+  // 64 x 64 tiles of 4 x 8 in vectors of 2, in float and double, where the model took others; K as deep as 128.
   for (const std::size_t size : {std::size_t(4), std::size_t(8)}) {
     INFO("scalar " << size);
     const Plan medium = plan_default(batch_shape(64, 64, 64, 10000), hopper, size);
@@ -179,7 +178,7 @@ TEST_CASE("AutoConfig gives batches of products up to 128 fixed tiles on GPUs in
     CHECK(!chose(plan_default(batch_shape(64, 64, 64, 131), hopper, size), "batch_64x64"));
     CHECK(chose(plan_default(batch_shape(64, 64, 64, 132), hopper, size), "batch_64x64"));
   }
-  // Float in tf32 or tf32x3 keeps the tensor cores' plans; double is the same product in every mode.
+  // Float in tf32 or tf32x3 is left to the tensor cores' rules; double is the same product in every mode.
   CHECK(!chose(plan_default(batch_shape(128, 128, 128, 1000), hopper, 4, tilegemm::MathMode::tf32), "batch_64x64"));
   CHECK(!chose(plan_default(batch_shape(128, 128, 128, 1000), hopper, 4, tilegemm::MathMode::tf32x3), "batch_64x64"));
   CHECK(chose(plan_default(batch_shape(128, 128, 128, 1000), hopper, 8, tilegemm::MathMode::tf32), "batch_64x64"));
