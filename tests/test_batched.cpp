@@ -170,18 +170,24 @@ void check_batch(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Shap
   CHECK(std::count(outside.begin(), outside.end(), sentinel) == static_cast<long>(outside.size()));
 }
 
-// Every shape in each of the given transposes (bit 0: A, bit 1: B), batches of 1 to 5, with alpha = 1, beta = 0 and
-// with random ones.
+// One batch in transposes `t` (bit 0: A, bit 1: B), with alpha = 1, beta = 0 and with random ones.
+template <class Config, class Scalar>
+void check_batch_scaled(const cl::CommandQueue& queue, int t, Shape s, int count,
+                        EdgePolicy policy = EdgePolicy::by_size) {
+  check_batch<Config, Scalar>(queue, t & 1, t & 2, s, count, Scalar(1), Scalar(0), policy);
+  check_batch<Config, Scalar>(queue, t & 1, t & 2, s, count, tilegemm_test::random_scalar<Scalar>(),
+                              tilegemm_test::random_scalar<Scalar>(), policy);
+}
+
+// Every shape in each of the given transposes, batches of 1 to 5.
 template <class Config, class Scalar>
 void check_batches_in(EdgePolicy policy, std::initializer_list<int> transposes = {0, 1, 2, 3}) {
   const cl::CommandQueue queue = tilegemm::default_queue();
   const std::vector<Shape>& shapes = policy == EdgePolicy::vectors ? vector_shapes : odd_shapes;
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     for (const int t : transposes) {
-      const int count = counts[(i + static_cast<std::size_t>(t)) % counts.size()];
-      check_batch<Config, Scalar>(queue, t & 1, t & 2, shapes[i], count, Scalar(1), Scalar(0), policy);
-      check_batch<Config, Scalar>(queue, t & 1, t & 2, shapes[i], count, tilegemm_test::random_scalar<Scalar>(),
-                                  tilegemm_test::random_scalar<Scalar>(), policy);
+      check_batch_scaled<Config, Scalar>(queue, t, shapes[i], counts[(i + static_cast<std::size_t>(t)) % counts.size()],
+                                         policy);
     }
   }
 }
@@ -247,22 +253,15 @@ TEST_CASE("default configuration batched as planned for GPUs (prefetch, whole sm
 TEST_CASE("AutoConfig's tiles for batches of small and medium products, as planned for an H200", "[batched][auto]") {
   const tilegemm::detail::ScopedDeviceDescription described(tilegemm_fuzz::gpu_description(132));
   const cl::CommandQueue queue = tilegemm::default_queue();
-  const auto every_way = [&](auto zero, Shape s, int count, std::initializer_list<int> transposes) {
-    using Scalar = decltype(zero);
-    for (const int t : transposes) {
-      check_batch<tilegemm::AutoConfig, Scalar>(queue, t & 1, t & 2, s, count, Scalar(1), Scalar(0));
-      check_batch<tilegemm::AutoConfig, Scalar>(queue, t & 1, t & 2, s, count, tilegemm_test::random_scalar<Scalar>(),
-                                                tilegemm_test::random_scalar<Scalar>());
-    }
-  };
+  using tilegemm::AutoConfig;
   for (const Shape s : {Shape{12, 9, 5}, Shape{17, 19, 23}, Shape{24, 22, 22}, Shape{29, 32, 37}, Shape{30, 28, 26}}) {
-    every_way(0.0f, s, 3, {0, 3});
-    every_way(0.0, s, 2, {1, 2});
+    for (const int t : {0, 3}) check_batch_scaled<AutoConfig, float>(queue, t, s, 3);
+    for (const int t : {1, 2}) check_batch_scaled<AutoConfig, double>(queue, t, s, 2);
   }
-  every_way(0.0f, {65, 70, 33}, 140, {1});
-  every_way(0.0f, {64, 100, 50}, 140, {3});
-  every_way(0.0, {64, 100, 50}, 140, {2});
-  every_way(0.0, {65, 70, 33}, 140, {0});
+  check_batch_scaled<AutoConfig, float>(queue, 1, {65, 70, 33}, 140);
+  check_batch_scaled<AutoConfig, float>(queue, 3, {64, 100, 50}, 140);
+  check_batch_scaled<AutoConfig, double>(queue, 2, {64, 100, 50}, 140);
+  check_batch_scaled<AutoConfig, double>(queue, 0, {65, 70, 33}, 140);
 }
 
 // The warpgroup_mma family on batches (wgmma, compute capability 9.0; elsewhere there is nothing to run): AutoConfig's
