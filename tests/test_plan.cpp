@@ -427,7 +427,7 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
   // Large C: large tiles; fewer tiles than compute units: small ones. The tiled corner as for the other families.
   const auto picked = [](const Plan& plan, std::string_view name) { return chose(plan, name); };
   CHECK(picked(plan_default(dense_shape(4096, 4096, 4096), a100, 8), "tensor_double_large"));
-  CHECK(picked(plan_default(dense_shape(512, 512, 512), hopper, 8), "tensor_double_small"));
+  CHECK(picked(plan_default(dense_shape(704, 704, 704), hopper, 8), "tensor_double_small"));
   CHECK(picked(plan_default(dense_shape(4096, 4096, 4096), a100, 4, MathMode::tf32x3), "tensor_float_large"));
   CHECK(picked(plan_default(dense_shape(4096, 4096, 4096), a100, 4, MathMode::tf32), "tensor_tf32_large"));
   CHECK(picked(plan_default(dense_shape(512, 512, 512), hopper, 4, MathMode::tf32), "tensor_float_small"));

@@ -156,32 +156,82 @@ TEST_CASE("AutoConfig gives batches of products up to 128 fixed tiles on GPUs in
   using namespace tilegemm::detail;
   DeviceLimits hopper = h200();
   hopper.compute_capability = 90;
-  // 64 x 64 tiles of 4 x 8 in vectors of 2, in float and double, where the model took others; K as deep as 128.
+  // 64 x 64 tiles of 4 x 8 in vectors of 2, in float and double (on a GPU without FP64 tensor cores), where the model
+  // took others; K as deep as 128.
   for (const std::size_t size : {std::size_t(4), std::size_t(8)}) {
     INFO("scalar " << size);
-    const Plan medium = plan_default(batch_shape(64, 64, 64, 10000), hopper, size);
+    const DeviceLimits& gpu = size == 8 ? h200() : hopper;
+    const Plan medium = plan_default(batch_shape(64, 64, 64, 10000), gpu, size);
     CHECK(chose(medium, "batch_64x64"));
     CHECK(medium.global == std::array<std::size_t, 3>{16, 8, 10000});
     CHECK(!medium.a.packed);
     CHECK(!medium.b.packed);
-    CHECK(chose(plan_default(batch_shape(128, 128, 128, 1000), hopper, size), "batch_64x64"));
-    CHECK(chose(plan_default(batch_shape(33, 40, 128, 1000), hopper, size), "batch_64x64"));
+    CHECK(chose(plan_default(batch_shape(128, 128, 128, 1000), gpu, size), "batch_64x64"));
+    CHECK(chose(plan_default(batch_shape(33, 40, 128, 1000), gpu, size), "batch_64x64"));
     // 32 x 32 tiles where they cover C with fewer elements: 65 x 65 in 9 of them (9,216) rather than 4 of 64 x 64
     // (16,384); 96 x 96 exactly. A tie (100 x 100: 16 or 4, 16,384 each) keeps 64 x 64.
-    CHECK(chose(plan_default(batch_shape(65, 65, 65, 10000), hopper, size), "batch_32x32_slices"));
-    CHECK(chose(plan_default(batch_shape(96, 96, 96, 3000), hopper, size), "batch_32x32_slices"));
-    CHECK(chose(plan_default(batch_shape(100, 100, 100, 2000), hopper, size), "batch_64x64"));
+    CHECK(chose(plan_default(batch_shape(65, 65, 65, 10000), gpu, size), "batch_32x32_slices"));
+    CHECK(chose(plan_default(batch_shape(96, 96, 96, 3000), gpu, size), "batch_32x32_slices"));
+    CHECK(chose(plan_default(batch_shape(100, 100, 100, 2000), gpu, size), "batch_64x64"));
     // Not past 128 in any dimension, for single products, or for batches whose tiles leave compute units idle.
-    CHECK(!chose(plan_default(batch_shape(129, 64, 64, 1000), hopper, size), "batch_64x64"));
-    CHECK(!chose(plan_default(batch_shape(64, 64, 129, 1000), hopper, size), "batch_64x64"));
-    CHECK(!chose(plan_default(batch_shape(64, 64, 64, 1), hopper, size), "batch_64x64"));
-    CHECK(!chose(plan_default(batch_shape(64, 64, 64, 131), hopper, size), "batch_64x64"));
-    CHECK(chose(plan_default(batch_shape(64, 64, 64, 132), hopper, size), "batch_64x64"));
+    CHECK(!chose(plan_default(batch_shape(129, 64, 64, 1000), gpu, size), "batch_64x64"));
+    CHECK(!chose(plan_default(batch_shape(64, 64, 129, 1000), gpu, size), "batch_64x64"));
+    CHECK(!chose(plan_default(batch_shape(64, 64, 64, 1), gpu, size), "batch_64x64"));
+    CHECK(!chose(plan_default(batch_shape(64, 64, 64, 131), gpu, size), "batch_64x64"));
+    CHECK(chose(plan_default(batch_shape(64, 64, 64, 132), gpu, size), "batch_64x64"));
   }
   // Float in tf32 or tf32x3 is left to the tensor cores' rules; double is the same product in every mode.
   CHECK(!chose(plan_default(batch_shape(128, 128, 128, 1000), hopper, 4, tilegemm::MathMode::tf32), "batch_64x64"));
   CHECK(!chose(plan_default(batch_shape(128, 128, 128, 1000), hopper, 4, tilegemm::MathMode::tf32x3), "batch_64x64"));
-  CHECK(chose(plan_default(batch_shape(128, 128, 128, 1000), hopper, 8, tilegemm::MathMode::tf32), "batch_64x64"));
+  CHECK(chose(plan_default(batch_shape(128, 128, 128, 1000), h200(), 8, tilegemm::MathMode::tf32), "batch_64x64"));
+}
+
+TEST_CASE("AutoConfig reads double batches of 25 to 256 and single products up to 640 in place on FP64 tensor cores",
+          "[unit][batched][plan][tensor_cores]") {
+  using namespace tilegemm::detail;
+  DeviceLimits hopper = h200();
+  hopper.compute_capability = 90;
+  DeviceLimits ampere = hopper;
+  ampere.compute_capability = 80;
+  const auto in_place = [](const Plan& plan) {
+    return plan.config.family == tilegemm::Family::in_place_tensor_cores && !plan.a.packed && !plan.b.packed;
+  };
+  for (const DeviceLimits& device : {hopper, ampere}) {
+    INFO("compute capability " << device.compute_capability);
+    // Batches: 64 x 64 tiles of 4 x 4, or 32 x 32 tiles 8 deep where those cover C with fewer elements (65: 9 of them,
+    // 9,216 elements, against 16,384; 200: 49 against 16 of 64 x 64); a tie keeps 64 x 64 (100, 256).
+    const Plan medium = plan_default(batch_shape(64, 64, 64, 10000), device, 8);
+    CHECK(chose(medium, "batch_in_place_64x64"));
+    CHECK(in_place(medium));
+    CHECK(medium.global == std::array<std::size_t, 3>{16, 16, 10000});
+    CHECK(chose(plan_default(batch_shape(128, 128, 128, 1000), device, 8), "batch_in_place_64x64"));
+    CHECK(chose(plan_default(batch_shape(100, 100, 100, 2000), device, 8), "batch_in_place_64x64"));
+    CHECK(chose(plan_default(batch_shape(256, 256, 256, 100), device, 8), "batch_in_place_64x64"));
+    CHECK(chose(plan_default(batch_shape(65, 65, 65, 10000), device, 8), "batch_in_place_32x32"));
+    CHECK(chose(plan_default(batch_shape(200, 200, 200, 300), device, 8), "batch_in_place_32x32"));
+    CHECK(chose(plan_default(batch_shape(25, 20, 20, 10000), device, 8), "batch_in_place_32x32"));
+    CHECK(chose(plan_default(batch_shape(32, 32, 32, 10000), device, 8), "batch_in_place_32x32"));
+    // C of at most 24 x 24 keeps its whole-problem tile; past 256, or too few tiles for the units, the rules before.
+    CHECK(chose(plan_default(batch_shape(24, 24, 100, 10000), device, 8), "batch_24x24_double"));
+    CHECK(!in_place(plan_default(batch_shape(257, 64, 64, 1000), device, 8)));
+    CHECK(!in_place(plan_default(batch_shape(64, 64, 257, 1000), device, 8)));
+    CHECK(!in_place(plan_default(batch_shape(64, 64, 64, 131), device, 8)));
+    CHECK(in_place(plan_default(batch_shape(64, 64, 64, 132), device, 8)));
+    // Single products: 32 x 32 tiles of 2 x 4, 16 deep, up to 512 x 512 of C; 64 x 64 up to 640 on every side.
+    CHECK(chose(plan_default(batch_shape(512, 512, 512, 1), device, 8), "double_in_place_32x32"));
+    CHECK(chose(plan_default(batch_shape(1, 1, 1, 1), device, 8), "double_in_place_32x32"));
+    CHECK(chose(plan_default(batch_shape(512, 513, 600, 1), device, 8), "batch_in_place_64x64"));
+    CHECK(chose(plan_default(batch_shape(640, 640, 640, 1), device, 8), "batch_in_place_64x64"));
+    CHECK(!in_place(plan_default(batch_shape(641, 640, 640, 1), device, 8)));
+    CHECK(!in_place(plan_default(batch_shape(64, 64, 641, 1), device, 8)));
+    // Double only, and in every math mode (they change nothing for double).
+    CHECK(!in_place(plan_default(batch_shape(64, 64, 64, 10000), device, 4)));
+    CHECK(!in_place(plan_default(batch_shape(64, 64, 64, 10000), device, 4, tilegemm::MathMode::tf32)));
+    CHECK(in_place(plan_default(batch_shape(64, 64, 64, 10000), device, 8, tilegemm::MathMode::tf32x3)));
+  }
+  // Not without tensor cores.
+  CHECK(!in_place(plan_default(batch_shape(64, 64, 64, 10000), h200(), 8)));
+  CHECK(!in_place(plan_default(batch_shape(512, 512, 512, 1), h200(), 8)));
 }
 
 TEST_CASE("batches of large products on tensor cores: the whole batch's tiles in one launch, no corners",

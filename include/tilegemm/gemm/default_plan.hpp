@@ -30,6 +30,9 @@ inline constexpr std::array<const BuiltinConfig*, 8> small_batch_defaults = {  /
     &builtin("batch_24x24_double"), &builtin("batch_32x32_double")};
 inline constexpr const BuiltinConfig& medium_batch_tiles = builtin("batch_64x64");
 inline constexpr const BuiltinConfig& medium_batch_small_tiles = builtin("batch_32x32_slices");
+inline constexpr const BuiltinConfig& in_place_batch_tiles = builtin("batch_in_place_64x64");
+inline constexpr const BuiltinConfig& in_place_batch_small_tiles = builtin("batch_in_place_32x32");
+inline constexpr const BuiltinConfig& in_place_single_small_tiles = builtin("double_in_place_32x32");
 
 // Products with fewer multiply-adds than this stay on the other families: the packing of operands and the launches
 // it adds are not paid back.
@@ -168,6 +171,41 @@ inline const BuiltinConfig* medium_batch_choice(const GemmShape& s, const Device
     return nullptr;
   }
   return &entry;
+}
+
+// The configuration for double on FP64 tensor cores where packing the operands would cost more than the product:
+// batches of products 25 to 256 on a side (smaller ones keep small_batch_choice's whole problems), in 64 x 64 tiles
+// or 32 x 32 where those cover C with fewer elements, where the batch's tiles give every compute unit one; single
+// products up to 640 on a side, in 32 x 32 tiles up to 512 x 512 of C. On an H200 (benchmarks/README.md "Double on
+// tensor cores in place") 10,000 x 64^3 took 287 us against 308 on the ordinary units, 1,000 x 128^3 173 against
+// 224, 300 x 192^3 157 against 357, a single 512^3 17.2 against 26.1. None on devices without them.
+inline constexpr int in_place_batches_from = 25;
+inline constexpr int in_place_batches_up_to = 256;
+inline constexpr int in_place_singles_up_to = 640;
+inline constexpr long long in_place_single_small_c = 512 * 512;
+inline const BuiltinConfig* in_place_double_choice(const GemmShape& s, const DeviceLimits& device,
+                                                   std::size_t scalar_size) {
+  if (scalar_size != sizeof(double)) return nullptr;
+  const int largest = std::max({s.m, s.n, s.k});
+  const BuiltinConfig* entry = nullptr;
+  if (s.batch > 1) {
+    if (std::max(s.m, s.n) < in_place_batches_from || largest > in_place_batches_up_to) return nullptr;
+    const auto covered = [&](const BuiltinConfig& e) {
+      return tiles_of(s, e.config.tile) * e.config.tile.tsm * e.config.tile.tsn;
+    };
+    entry = covered(in_place_batch_small_tiles) < covered(in_place_batch_tiles) ? &in_place_batch_small_tiles
+                                                                                : &in_place_batch_tiles;
+    if (batch_tiles_of(s, entry->config.tile) < static_cast<long long>(device.compute_units)) return nullptr;
+  } else {
+    if (largest > in_place_singles_up_to) return nullptr;
+    entry = static_cast<long long>(s.m) * s.n <= in_place_single_small_c ? &in_place_single_small_tiles
+                                                                         : &in_place_batch_tiles;
+  }
+  if (!builtin_fits(*entry, device, scalar_size) ||
+      !implementation_on(entry->config, device, scalar_size, MathMode::ieee).possible()) {
+    return nullptr;
+  }
+  return entry;
 }
 
 // A tensor-core plan with strips replaced by the 96 x 96 tiles of the whole C where those are at most one per
@@ -369,7 +407,8 @@ inline std::optional<Plan> plan_split_k_default(const GemmShape& s, const Device
 // The plan AutoConfig makes for a product on a device in a math mode: the configuration, the corner of C its tiles
 // cover (the thin rest goes to the strip code) and how it takes the operands. Each of the GPU model's candidates is
 // planned in full, so that the choice sees the edge mode the run will use. A batch of small products gets a whole
-// problem per work-group (small_batch_choice), one of products up to 128 fixed tiles (medium_batch_choice); other
+// problem per work-group (small_batch_choice), one of products up to 128 fixed tiles (medium_batch_choice); double
+// on tensor cores takes them in place where packing would not pay (in_place_double_choice); other
 // batches are chosen for by the same rules and model with the tiles of the whole batch (many small products fill a
 // device that one would not), without split-K or corners: one launch of whole tiles. Single float products also weigh
 // the model's tiles split along K (split_time).
@@ -379,6 +418,9 @@ inline Plan plan_model(const GemmShape& s, const DeviceLimits& device, std::size
     const BuiltinConfig& entry =
         builtin_fits(processor_default, device, scalar_size) ? processor_default : fallback_for(device, scalar_size);
     return plan_product(entry.config, s, device, scalar_size);
+  }
+  if (const BuiltinConfig* entry = in_place_double_choice(s, device, scalar_size)) {
+    return plan_product(entry->config, s, device, scalar_size);
   }
   if (const BuiltinConfig* entry = small_batch_choice(s, device, scalar_size)) {
     return plan_product(entry->config, s, device, scalar_size);

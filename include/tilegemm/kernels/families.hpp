@@ -7,6 +7,7 @@
 
 #include "bulk_tensor_cores.hpp"
 #include "family_list.hpp"
+#include "in_place_tensor_cores.hpp"
 #include "local_tiles.hpp"
 #include "naive.hpp"
 #include "prefetch.hpp"

@@ -1,5 +1,6 @@
 // kernels/prefetch: tutorial kernel 9, register blocking with double-buffered local memory: the next slice of A
-// and B is fetched into registers while the current one is multiplied. Its helpers also serve split-K.
+// and B is fetched into registers while the current one is multiplied. Its loads and loop also serve split_k and
+// in_place_tensor_cores.
 #pragma once
 
 #include <cstddef>
@@ -13,7 +14,9 @@
 namespace tilegemm {
 namespace detail {
 
-inline constexpr char prefetch_helpers_source[] = R"CLC(
+// Fetching slices of A and B into registers and stashing them in local memory, for every family that runs the
+// prefetch kernel's loop (prefetch, split_k, in_place_tensor_cores).
+inline constexpr char prefetch_loads_source[] = R"CLC(
 #if !defined(ROW_A) || !defined(ROW_B) || !defined(SHORT_LAST_SLICE) || !defined(A_K_CONTIGUOUS) || \
     !defined(B_K_CONTIGUOUS) || !defined(EDGES)
 #error "kernels/prefetch.hpp needs ROW_A, ROW_B, SHORT_LAST_SLICE (prefetch_helper_defines), the layouts and EDGES"
@@ -33,13 +36,8 @@ inline constexpr char prefetch_helpers_source[] = R"CLC(
 //     rows (columns) of C that are not stored, and vectors past K are zero, in the last slice only.
 //   EDGES_ELEMENTS: the same with single elements, in elements: any sizes, offsets and leading dimensions.
 //     Neighbouring work-items still read neighbouring elements.
-// Each work-item's WPTM x WPTN block is made of GROUPS_M x GROUPS_N groups of VW consecutive rows and columns,
-// spaced THREADS_M * VW rows and THREADS_N * VW columns apart, so that it reads local memory a vector at a time
-// without bank conflicts. The local tiles are k-major, ROW_A (ROW_B) vectors per k: one vector of padding spreads
-// the stores of K-contiguous operands over the banks. ROW_A and ROW_B come from the preamble, where the host
-// counts local memory with them.
-#define GROUPS_M (WPTM / VW)
-#define GROUPS_N (WPTN / VW)
+// The local tiles are k-major, ROW_A (ROW_B) vectors per k, padding included. ROW_A and ROW_B come from the preamble,
+// where the host counts local memory with them.
 
 // What one load reads, an item (a vector; with EDGES_ELEMENTS an element), and how it goes into a local tile of
 // row_vectors vectors per k: an element or an outer-contiguous vector as it is, while a K-contiguous vector's VW
@@ -147,6 +145,18 @@ inline void stash_slice(__local realV* a_tile, __local realV* b_tile, const item
   }
 }
 
+)CLC";
+
+// How the prefetch and split_k families multiply a slice and store C: every work-item a block of C on the ordinary
+// arithmetic units. The helpers below it ask of it multiply_slice, place_m, place_n, local_index and store_block.
+inline constexpr char prefetch_blocks_source[] = R"CLC(
+// Each work-item's WPTM x WPTN block is made of GROUPS_M x GROUPS_N groups of VW consecutive rows and columns,
+// spaced THREADS_M * VW rows and THREADS_N * VW columns apart, so that it reads local memory a vector at a time
+// without bank conflicts. One vector of padding per row of a local tile (ROW_A, ROW_B) spreads the stores of
+// K-contiguous operands over the banks.
+#define GROUPS_M (WPTM / VW)
+#define GROUPS_N (WPTN / VW)
+
 // acc += the work-item's rows (tm) of a slice's A tile times its columns (tn) of the B tile, one k at a time, over
 // the slice's first `steps` steps.
 inline void multiply_slice(__local const realV* a_tile, __local const realV* b_tile, const int tm, const int tn,
@@ -177,6 +187,37 @@ inline int place_n(const int tid) { return get_local_id(1); }
 #endif
 inline int local_index() { return get_local_id(1) * THREADS_M + get_local_id(0); }
 
+// Stores the work-item's block of the tile: C(m, n) = alpha * acc + beta * C(m, n) inside M x N (STORE_C), or with
+// `raw` acc as it is, into split-K's workspace, which covers whole tiles. Unrolled, so that acc stays in registers
+// (indexed at run time it would move to slow private memory).
+inline void store_block(real acc[WPTM][WPTN], const int M, const int N, const real alpha, const real beta,
+                        __global real* C, const int ldc, const bool raw) {
+  const int tid = local_index();
+  const int tm = place_m(tid);
+  const int tn = place_n(tid);
+  const int tile_m = TSM * get_group_id(0);
+  const int tile_n = TSN * get_group_id(1);
+#pragma unroll
+  for (int gm = 0; gm < GROUPS_M; ++gm)
+#pragma unroll
+    for (int v = 0; v < VW; ++v)
+#pragma unroll
+      for (int gn = 0; gn < GROUPS_N; ++gn)
+#pragma unroll
+        for (int w = 0; w < VW; ++w) {
+          const int m = tile_m + (gm * THREADS_M + tm) * VW + v;
+          const int n = tile_n + (gn * THREADS_N + tn) * VW + w;
+          if (raw) {
+            C[m + n * ldc] = acc[gm * VW + v][gn * VW + w];
+          } else {
+            STORE_C(m, n, acc[gm * VW + v][gn * VW + w]);
+          }
+        }
+}
+)CLC";
+
+// The loop over a tile's slices, for every way of multiplying a slice (multiply_slice).
+inline constexpr char prefetch_tile_loop_source[] = R"CLC(
 // acc = the work-item's block of this work-group's tile of op(A) * op(B) over k in [k_begin, k_end). The slices of
 // A and B pass through two local buffers: the next is fetched into registers while this one is multiplied.
 inline void multiply_tile(real acc[WPTM][WPTN], const int M, const int N, const int K, const int k_begin,
@@ -236,35 +277,9 @@ inline void multiply_tile(real acc[WPTM][WPTN], const int M, const int N, const 
   }
 }
 
-// Stores the work-item's block of the tile: C(m, n) = alpha * acc + beta * C(m, n) inside M x N (STORE_C), or with
-// `raw` acc as it is, into split-K's workspace, which covers whole tiles. Unrolled, so that acc stays in registers
-// (indexed at run time it would move to slow private memory).
-inline void store_block(real acc[WPTM][WPTN], const int M, const int N, const real alpha, const real beta,
-                        __global real* C, const int ldc, const bool raw) {
-  const int tid = local_index();
-  const int tm = place_m(tid);
-  const int tn = place_n(tid);
-  const int tile_m = TSM * get_group_id(0);
-  const int tile_n = TSN * get_group_id(1);
-#pragma unroll
-  for (int gm = 0; gm < GROUPS_M; ++gm)
-#pragma unroll
-    for (int v = 0; v < VW; ++v)
-#pragma unroll
-      for (int gn = 0; gn < GROUPS_N; ++gn)
-#pragma unroll
-        for (int w = 0; w < VW; ++w) {
-          const int m = tile_m + (gm * THREADS_M + tm) * VW + v;
-          const int n = tile_n + (gn * THREADS_N + tn) * VW + w;
-          if (raw) {
-            C[m + n * ldc] = acc[gm * VW + v][gn * VW + w];
-          } else {
-            STORE_C(m, n, acc[gm * VW + v][gn * VW + w]);
-          }
-        }
-}
 )CLC";
-inline constexpr TextPiece prefetch_helpers = piece_of<prefetch_helpers_source>();
+inline constexpr TextPiece prefetch_helpers =
+    joined_piece<prefetch_loads_source, prefetch_blocks_source, prefetch_tile_loop_source>();
 
 inline constexpr char prefetch_product_source[] = R"CLC(
 // C = alpha * op(A) * op(B) + beta * C, a TSM x TSN tile of it per work-group, for each problem of a batch.

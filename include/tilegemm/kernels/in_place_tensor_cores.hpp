@@ -1,0 +1,190 @@
+// kernels/in_place_tensor_cores: the prefetch kernel's loop (the caller's A and B in place, either layout, any edges,
+// batches) with each slice multiplied by warps of mma.sync in FP64 (inline PTX, NVIDIA compute capability 8.0+):
+// double products too small to pay for the tensor_cores family's packing, such as batches of 64^3 to 256^3.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "../config/fixed_string.hpp"
+#include "../config/tile_config.hpp"
+#include "family_defaults.hpp"
+#include "prefetch.hpp"
+#include "program_text.hpp"
+#include "tensor_cores.hpp"
+
+namespace tilegemm {
+namespace detail {
+
+// The warps' layout and the depth of one mma.sync, before the FP64 products (tensor_cores_fp64_mma_source) use it.
+inline constexpr char in_place_mma_steps_source[] = R"CLC(
+#if !defined(MMA) || (MMA != MMA_FP64_SM80 && MMA != MMA_FP64_SM90)
+#error "in_place_tensor_cores multiplies double on FP64 tensor cores: it needs MMA (fp64) from the preamble"
+#endif
+#if (TSM / WPTM) % 8 != 0 || (TSN / WPTN) % 4 != 0 || WPTM % 2 != 0 || WPTN % 2 != 0 || TSK % 4 != 0
+#error "in_place_tensor_cores: warps of 8 x 4 work-items, even WPTM and WPTN, and TSK a multiple of 4"
+#endif
+// The same work-items as the prefetch kernel's, THREADS_M x THREADS_N, each holding WPTM x WPTN elements of C, but
+// 32 of them (a warp) hold a (8 WPTM) x (4 WPTN) part of the tile as TILES_M x TILES_N accumulators of mma.sync's
+// 16 x 8 tiles. Lane l is in group g = l / 4 at place t = l % 4 (PTX's groupID and threadID_in_group); of each
+// 16 x 8 tile it holds C(g, 2t), C(g, 2t + 1), C(g + 8, 2t), C(g + 8, 2t + 1), as acc[2i][2j], acc[2i][2j + 1],
+// acc[2i + 1][2j], acc[2i + 1][2j + 1] for tile (i, j); for each 4 steps of k it reads A(g, t), A(g + 8, t) and
+// B(t, g). The rows of the local tiles are padded to a multiple of 4 doubles plus 4 (ROW_A, ROW_B), so that the
+// 16 lanes of each half of a warp read 16 distinct pairs of banks.
+#define TILES_M (WPTM / 2)
+#define TILES_N (WPTN / 2)
+#define WM (8 * WPTM)
+#define WN (4 * WPTN)
+#define WARPS_M (TSM / WM)
+#if MMA == MMA_FP64_SM90 && TSK % 16 == 0
+#define MMA_K 16
+#elif MMA == MMA_FP64_SM90 && TSK % 8 == 0
+#define MMA_K 8
+#else
+#define MMA_K 4
+#endif
+#define QUADS (MMA_K / 4)
+)CLC";
+
+// Multiplying a slice on the tensor cores and storing C, as the tile loop (prefetch_tile_loop_source) asks.
+inline constexpr char in_place_mma_lanes_source[] = R"CLC(
+inline int local_index() { return get_local_id(1) * THREADS_M + get_local_id(0); }
+// The column of A (of B) the lane reads in its warp's part of the tile: the warp's first row (column), plus g.
+inline int place_m(const int tid) { return tid / 32 % WARPS_M * WM + tid % 32 / 4; }
+inline int place_n(const int tid) { return tid / 32 / WARPS_M * WN + tid % 32 / 4; }
+
+// acc += the warp's part of a slice's A tile times its part of the B tile over the slice's first `steps` steps (a
+// multiple of MMA_K, or zeros past them: the tile loop's last slice holds zeros past K).
+inline void multiply_slice(__local const realV* a_tile, __local const realV* b_tile, const int tm, const int tn,
+                           real acc[WPTM][WPTN], const int steps) {
+  __local const real* a_lane = (__local const real*)a_tile + tm;
+  __local const real* b_lane = (__local const real*)b_tile + tn;
+  const int t = local_index() % 4;
+  for (int k = 0; k < steps; k += MMA_K) {
+    real a[TILES_M][2 * QUADS];  // A(g + 8 h, t + 4 q) at [i][2 q + h]
+    real b[TILES_N][QUADS];      // B(t + 4 q, g) at [j][q]
+#pragma unroll
+    for (int q = 0; q < QUADS; ++q) {
+      const int row = k + 4 * q + t;
+#pragma unroll
+      for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) a[i][2 * q + h] = a_lane[row * ROW_A * VW + 16 * i + 8 * h];
+#pragma unroll
+      for (int j = 0; j < TILES_N; ++j) b[j][q] = b_lane[row * ROW_B * VW + 8 * j];
+    }
+#pragma unroll
+    for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+      for (int j = 0; j < TILES_N; ++j) {
+        double d[4] = {acc[2 * i][2 * j], acc[2 * i][2 * j + 1], acc[2 * i + 1][2 * j], acc[2 * i + 1][2 * j + 1]};
+        mma_fp64(d, a[i], b[j]);
+        acc[2 * i][2 * j] = d[0];
+        acc[2 * i][2 * j + 1] = d[1];
+        acc[2 * i + 1][2 * j] = d[2];
+        acc[2 * i + 1][2 * j + 1] = d[3];
+      }
+  }
+}
+
+// Stores the lane's elements of the tile: C(m, n) = alpha * acc + beta * C(m, n) inside M x N (STORE_C), or with
+// `raw` acc as it is, into a workspace of whole tiles.
+inline void store_block(real acc[WPTM][WPTN], const int M, const int N, const real alpha, const real beta,
+                        __global real* C, const int ldc, const bool raw) {
+  const int tid = local_index();
+  const int first_m = TSM * get_group_id(0) + place_m(tid);
+  const int first_n = TSN * get_group_id(1) + tid / 32 / WARPS_M * WN + 2 * (tid % 4);
+#pragma unroll
+  for (int i = 0; i < WPTM; ++i)
+#pragma unroll
+    for (int j = 0; j < WPTN; ++j) {
+      const int m = first_m + 16 * (i / 2) + 8 * (i % 2);
+      const int n = first_n + 8 * (j / 2) + j % 2;
+      if (raw) {
+        C[m + n * ldc] = acc[i][j];
+      } else {
+        STORE_C(m, n, acc[i][j]);
+      }
+    }
+}
+)CLC";
+
+inline constexpr char in_place_mma_product_source[] = R"CLC(
+// C = alpha * op(A) * op(B) + beta * C, a TSM x TSN tile of it per work-group, for each problem of a batch.
+__kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
+void gemm_in_place_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
+  __local realV a_tiles[2][TSK * ROW_A];  // two buffers: one multiplied while the other is filled
+  __local realV b_tiles[2][TSK * ROW_B];
+  real acc[WPTM][WPTN];
+  multiply_tile(acc, M, N, K, 0, K, A, IN_BATCH(a_offset, a_stride), lda, B, IN_BATCH(b_offset, b_stride), ldb,
+                a_tiles, b_tiles);
+  store_block(acc, M, N, alpha, beta, C + IN_BATCH(c_offset, c_stride), ldc, false);
+}
+)CLC";
+
+// Rows of the local tiles: TSM (TSN) doubles and 4 of padding, in vectors of VW (see the kernel's comment).
+inline constexpr int in_place_row_padding = 4;
+constexpr int in_place_row_vectors(int outer_tile, int vw) { return (outer_tile + in_place_row_padding) / vw; }
+constexpr std::size_t in_place_local_elements(const TileShape& t) {
+  return static_cast<std::size_t>(2) * t.tsk * t.vw *
+         (in_place_row_vectors(t.tsm, t.vw) + in_place_row_vectors(t.tsn, t.vw));
+}
+constexpr bool in_place_warps(const TileShape& t) {
+  return t.wptm % 2 == 0 && t.wptn % 2 == 0 && (t.tsm / t.wptm) % 8 == 0 && (t.tsn / t.wptn) % 4 == 0;
+}
+#define TILEGEMM_IN_PLACE_TENSOR_CORES_RULES(RULE)                                                                  \
+  TILEGEMM_DOUBLE_BUFFERED_RULES(RULE)                                                                              \
+  RULE(in_place_warps, in_place_warps(t),                                                                           \
+       "an in_place_tensor_cores warp is 8 x 4 work-items holding 16 x 8 tiles of mma.sync: TSM / WPTM must be a "  \
+       "multiple of 8, TSN / WPTN a multiple of 4, and WPTM and WPTN even.")                                        \
+  RULE(in_place_steps, t.tsk % 4 == 0,                                                                              \
+       "the in_place_tensor_cores family multiplies slices in steps of 4 (mma.sync m16n8k4): TSK must be a "        \
+       "multiple of 4.")                                                                                            \
+  RULE(in_place_padding, in_place_row_padding % t.vw == 0,                                                          \
+       "the in_place_tensor_cores family pads each row of a local tile by 4 doubles, whole vectors: VW must be 1, " \
+       "2 or 4.")
+
+template <>
+struct FamilyTraits<Family::in_place_tensor_cores> : FamilyDefaults {
+  static constexpr char name[] = "in_place_tensor_cores";
+  static constexpr OperandAccess access = OperandAccess::either_layout;
+  static constexpr bool uses_tensor_cores = true;
+
+  TILEGEMM_RULES_FROM(TILEGEMM_IN_PLACE_TENSOR_CORES_RULES)
+  static constexpr std::size_t local_memory_elements(const TileShape& t) { return in_place_local_elements(t); }
+  static constexpr void defines(PreambleLines& lines, const TileShape& t) {
+    lines.define("ROW_A", in_place_row_vectors(t.tsm, t.vw));
+    lines.define("ROW_B", in_place_row_vectors(t.tsn, t.vw));
+    lines.define("SHORT_LAST_SLICE", 0);
+  }
+  // FP64 mma.sync from compute capability 8.0 (m16n8k8 and k16 from 9.0); double only.
+  static Implementation can_implement(const TileShape&, const RunTarget& target) {
+    if (target.compute_capability < tensor_cores_from) {
+      return Implementation::refused(RefusalKind::device,
+                                     " multiplies on tensor cores through mma.sync, which needs an NVIDIA GPU of "
+                                     "compute capability 8.0 or newer; " +
+                                         std::string(target.device_name) + compute_capability_words(target) +
+                                         ". Use AutoConfig (it takes the tensor cores where there are some) or a "
+                                         "configuration of another family.");
+    }
+    if (target.scalar_size != sizeof(double)) {
+      return Implementation::refused(RefusalKind::operation,
+                                     " multiplies double only (on FP64 tensor cores); for float take the "
+                                     "tensor_cores family in a tensor math mode, or the prefetch family.");
+    }
+    return Implementation::uses(target.compute_capability >= wide_fp64_mma_from ? MmaKind::fp64_sm90
+                                                                                : MmaKind::fp64_sm80);
+  }
+
+  static constexpr TextPiece helpers =
+      joined_piece<prefetch_loads_source, in_place_mma_steps_source, tensor_cores_fp64_mma_source,
+                   in_place_mma_lanes_source, prefetch_tile_loop_source>();
+  static constexpr EntryPoint product = {"gemm_in_place_tensor_cores", piece_of<in_place_mma_product_source>()};
+};
+
+}  // namespace detail
+
+template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
+using InPlaceTensorCores = TileConfig<TSM, TSN, TSK, WPTM, WPTN, VW, Family::in_place_tensor_cores>;
+
+}  // namespace tilegemm
