@@ -25,6 +25,9 @@ using Warpgroup = tilegemm::WarpgroupMma<128, 128, 32, 3>;
 // Double on the FP64 tensor cores of H100 and H200, its slices copied by the copy engine (AutoConfig's for large
 // double products there): compute capability 9.0 and newer only, 203 KiB of local memory.
 using Bulk = tilegemm::BulkTensorCores<128, 128, 32, 64, 32, 3>;
+// Double on FP64 tensor cores reading A and B in place (AutoConfig's for double batches of 25 to 256 and products up
+// to 640 there): compute capability 8.0 and newer.
+using InPlace = tilegemm::InPlaceTensorCores<64, 64, 16, 4, 4, 2>;
 // TF32 keeps 10 bits of mantissa: its products are off by about 1e-4 to 1e-3 of their terms.
 constexpr double tf32_tolerance = 1e-2;
 
@@ -134,6 +137,17 @@ int main(int argc, char** argv) try {
   } catch (const tilegemm::Error& e) {
     if (e.code() != CL_INVALID_DEVICE) throw;
     std::printf("%-52s needs the copy engine: tilegemm::Error, code() CL_INVALID_DEVICE\n  %s\n", Bulk::name().c_str(),
+                e.what());
+  }
+
+  // Double on tensor cores with A and B read in place.
+  try {
+    ok = run<InPlace>(Eigen::MatrixXd(a.cast<double>()), Eigen::MatrixXd(b.cast<double>()), reference, " in double",
+                      1e-12) &&
+         ok;
+  } catch (const tilegemm::Error& e) {
+    if (e.code() != CL_INVALID_DEVICE) throw;
+    std::printf("%-52s needs tensor cores: tilegemm::Error, code() CL_INVALID_DEVICE\n  %s\n", InPlace::name().c_str(),
                 e.what());
   }
 
