@@ -291,11 +291,12 @@ TEST_CASE("bulk_tensor_cores batched, and AutoConfig's large double batches on i
 
 // The in_place_tensor_cores family (double on FP64 mma.sync, compute capability 8.0+, the operands read in place) on
 // every shape, transpose and way of reading operands, and AutoConfig's choices of it (batches of 25 to 256 on a side,
-// single products up to 640); elsewhere it is refused with a sentence that says what it needs.
+// single products up to 1024); elsewhere it is refused with a sentence that says what it needs.
 TEST_CASE("in_place_tensor_cores batched in double, and AutoConfig's double batches and small products on it",
           "[batched][tensor_cores]") {
   const cl::CommandQueue queue = tilegemm::default_queue();
   using Small = tilegemm::InPlaceTensorCores<32, 32, 8, 2, 4, 2>;
+  using Staged = tilegemm::InPlaceTensorCores<64, 64, 8, 4, 8, 1, 4>;
   if (!tilegemm::detail::has_tensor_cores(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()))) {
     CHECK_THROWS_WITH((check_batch<Small, double>(queue, false, false, Shape{33, 17, 9}, 2, 1.0, 0.0)),
                       MESSAGE_CONTAINS("needs an NVIDIA GPU of compute capability 8.0 or newer"));
@@ -304,13 +305,18 @@ TEST_CASE("in_place_tensor_cores batched in double, and AutoConfig's double batc
   for (const EdgePolicy policy : {EdgePolicy::by_size, EdgePolicy::pack, EdgePolicy::vectors, EdgePolicy::elements}) {
     check_batches_in<Small, double>(policy);
   }
-  check_batches_in<tilegemm::InPlaceTensorCores<64, 64, 16, 4, 4, 2>, double>(EdgePolicy::by_size);
+  // Slices through registers, and copied by cp.async in 4 or 3 stages (whole tiles, and past M, N and K zeros).
+  for (const EdgePolicy policy : {EdgePolicy::by_size, EdgePolicy::elements}) check_batches_in<Staged, double>(policy);
+  check_batches_in<tilegemm::InPlaceTensorCores<32, 32, 8, 2, 4, 1, 3>, double>(EdgePolicy::by_size);
+  check_batches_in<tilegemm::InPlaceTensorCores<64, 64, 16, 4, 4, 2>, double>(EdgePolicy::by_size, {0, 3});
   check_batches_in<tilegemm::InPlaceTensorCores<32, 32, 16, 2, 4, 1>, double>(EdgePolicy::by_size, {1, 2});
+  check_batch<Staged, double>(queue, true, true, {128, 192, 64}, 3, -1.0, 0.5);  // whole tiles, K whole slices
   check_batch<tilegemm::AutoConfig, double>(queue, false, true, {65, 70, 33}, 140, 0.5, -1.0);
   check_batch<tilegemm::AutoConfig, double>(queue, true, false, {200, 160, 250}, 4, 1.0, 0.0);
   check_batch<tilegemm::AutoConfig, double>(queue, true, true, {96, 100, 129}, 20, -0.75, 0.5);
   check_batch<tilegemm::AutoConfig, double>(queue, false, false, {500, 300, 257}, 1, 1.5, 0.25);
   check_batch<tilegemm::AutoConfig, double>(queue, true, false, {640, 577, 640}, 1, 1.0, 0.0);
+  check_batch<tilegemm::AutoConfig, double>(queue, false, true, {1000, 700, 1001}, 1, -0.5, 2.0);
 }
 
 TEST_CASE("a batch of one gives gemm's result, bit for bit", "[batched]") {

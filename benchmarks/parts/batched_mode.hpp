@@ -46,8 +46,8 @@ using BatchedCandidates =
                tilegemm::Prefetch<64, 64, 16, 4, 8, 2>, tilegemm::Prefetch<32, 32, 16, 2, 4, 2>,
                tilegemm::Prefetch<32, 32, 16, 2, 2, 2>, tilegemm::Prefetch<64, 64, 16, 4, 4, 4>,
                tilegemm::Prefetch<64, 64, 16, 4, 8, 4>, tilegemm::Prefetch<128, 128, 8, 8, 8, 4>,
-               tilegemm::InPlaceTensorCores<64, 64, 16, 4, 4, 2>, tilegemm::InPlaceTensorCores<32, 32, 8, 2, 4, 2>,
-               tilegemm::InPlaceTensorCores<32, 32, 16, 2, 4, 1>>;
+               tilegemm::InPlaceTensorCores<64, 64, 8, 4, 8, 1, 4>, tilegemm::InPlaceTensorCores<32, 32, 8, 2, 4, 1, 3>,
+               tilegemm::InPlaceTensorCores<32, 32, 16, 2, 4, 1>, tilegemm::InPlaceTensorCores<64, 64, 16, 4, 4, 2>>;
 
 // Whether the list times the built-in table's entry `name`.
 template <class... Configs>
@@ -63,8 +63,8 @@ constexpr bool times_all_builtin(std::initializer_list<std::string_view> names) 
 }
 static_assert(times_all_builtin({"batch_16x16", "batch_20x20", "batch_24x24", "batch_32x32", "batch_16x16_double",
                                  "batch_20x20_double", "batch_24x24_double", "batch_32x32_double", "batch_64x64",
-                                 "batch_32x32_slices", "batch_in_place_64x64", "batch_in_place_32x32",
-                                 "double_in_place_32x32", "gpu_32x32", "gpu_64x64", "gpu_128x128"}),
+                                 "batch_32x32_slices", "in_place_64x64", "in_place_32x32", "in_place_single_32x32",
+                                 "in_place_single_64x64", "gpu_32x32", "gpu_64x64", "gpu_128x128"}),
               "benchmark --batched times the built-in table's configurations for batches");
 
 // One operand of every problem, side by side in one host matrix and one OpenCL buffer: problem p's stored

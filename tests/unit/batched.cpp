@@ -186,7 +186,7 @@ TEST_CASE("AutoConfig gives batches of products up to 128 fixed tiles on GPUs in
   CHECK(chose(plan_default(batch_shape(128, 128, 128, 1000), h200(), 8, tilegemm::MathMode::tf32), "batch_64x64"));
 }
 
-TEST_CASE("AutoConfig reads double batches of 25 to 256 and single products up to 640 in place on FP64 tensor cores",
+TEST_CASE("AutoConfig reads double batches of 25 to 256 and single products up to 1024 in place on FP64 tensor cores",
           "[unit][batched][plan][tensor_cores]") {
   using namespace tilegemm::detail;
   DeviceLimits hopper = h200();
@@ -198,32 +198,37 @@ TEST_CASE("AutoConfig reads double batches of 25 to 256 and single products up t
   };
   for (const DeviceLimits& device : {hopper, ampere}) {
     INFO("compute capability " << device.compute_capability);
-    // Batches: 64 x 64 tiles of 4 x 4, or 32 x 32 tiles 8 deep where those cover C with fewer elements (65: 9 of them,
-    // 9,216 elements, against 16,384; 200: 49 against 16 of 64 x 64); a tie keeps 64 x 64 (100, 256).
+    // Batches: 64 x 64 tiles of 4 x 8, or 32 x 32 tiles where those cover C with fewer elements (65: 9 of them, 9,216
+    // elements, against 16,384; 200: 49 against 16 of 64 x 64); a tie keeps 64 x 64 (100, 256).
     const Plan medium = plan_default(batch_shape(64, 64, 64, 10000), device, 8);
-    CHECK(chose(medium, "batch_in_place_64x64"));
+    CHECK(chose(medium, "in_place_64x64"));
     CHECK(in_place(medium));
-    CHECK(medium.global == std::array<std::size_t, 3>{16, 16, 10000});
-    CHECK(chose(plan_default(batch_shape(128, 128, 128, 1000), device, 8), "batch_in_place_64x64"));
-    CHECK(chose(plan_default(batch_shape(100, 100, 100, 2000), device, 8), "batch_in_place_64x64"));
-    CHECK(chose(plan_default(batch_shape(256, 256, 256, 100), device, 8), "batch_in_place_64x64"));
-    CHECK(chose(plan_default(batch_shape(65, 65, 65, 10000), device, 8), "batch_in_place_32x32"));
-    CHECK(chose(plan_default(batch_shape(200, 200, 200, 300), device, 8), "batch_in_place_32x32"));
-    CHECK(chose(plan_default(batch_shape(25, 20, 20, 10000), device, 8), "batch_in_place_32x32"));
-    CHECK(chose(plan_default(batch_shape(32, 32, 32, 10000), device, 8), "batch_in_place_32x32"));
+    CHECK(medium.config.tile.stages == 4);
+    CHECK(medium.global == std::array<std::size_t, 3>{16, 8, 10000});
+    CHECK(chose(plan_default(batch_shape(128, 128, 128, 1000), device, 8), "in_place_64x64"));
+    CHECK(chose(plan_default(batch_shape(100, 100, 100, 2000), device, 8), "in_place_64x64"));
+    CHECK(chose(plan_default(batch_shape(256, 256, 256, 100), device, 8), "in_place_64x64"));
+    CHECK(chose(plan_default(batch_shape(65, 65, 65, 10000), device, 8), "in_place_32x32"));
+    CHECK(chose(plan_default(batch_shape(200, 200, 200, 300), device, 8), "in_place_32x32"));
+    CHECK(chose(plan_default(batch_shape(25, 20, 20, 10000), device, 8), "in_place_32x32"));
+    CHECK(chose(plan_default(batch_shape(32, 32, 32, 10000), device, 8), "in_place_32x32"));
     // C of at most 24 x 24 keeps its whole-problem tile; past 256, or too few tiles for the units, the rules before.
     CHECK(chose(plan_default(batch_shape(24, 24, 100, 10000), device, 8), "batch_24x24_double"));
     CHECK(!in_place(plan_default(batch_shape(257, 64, 64, 1000), device, 8)));
     CHECK(!in_place(plan_default(batch_shape(64, 64, 257, 1000), device, 8)));
     CHECK(!in_place(plan_default(batch_shape(64, 64, 64, 131), device, 8)));
     CHECK(in_place(plan_default(batch_shape(64, 64, 64, 132), device, 8)));
-    // Single products: 32 x 32 tiles of 2 x 4, 16 deep, up to 512 x 512 of C; 64 x 64 up to 640 on every side.
-    CHECK(chose(plan_default(batch_shape(512, 512, 512, 1), device, 8), "double_in_place_32x32"));
-    CHECK(chose(plan_default(batch_shape(1, 1, 1, 1), device, 8), "double_in_place_32x32"));
-    CHECK(chose(plan_default(batch_shape(512, 513, 600, 1), device, 8), "batch_in_place_64x64"));
-    CHECK(chose(plan_default(batch_shape(640, 640, 640, 1), device, 8), "batch_in_place_64x64"));
-    CHECK(!in_place(plan_default(batch_shape(641, 640, 640, 1), device, 8)));
-    CHECK(!in_place(plan_default(batch_shape(64, 64, 641, 1), device, 8)));
+    // Single products: 32 x 32 tiles up to 512 x 512 of C; 64 x 64 ones through registers up to 640 on every side;
+    // the batches' 64 x 64 tiles up to 1024 (1025 keeps its 96 x 96 tiles).
+    CHECK(chose(plan_default(batch_shape(512, 512, 512, 1), device, 8), "in_place_single_32x32"));
+    CHECK(chose(plan_default(batch_shape(1, 1, 1, 1), device, 8), "in_place_single_32x32"));
+    CHECK(chose(plan_default(batch_shape(256, 256, 1024, 1), device, 8), "in_place_single_32x32"));
+    CHECK(chose(plan_default(batch_shape(512, 513, 600, 1), device, 8), "in_place_single_64x64"));
+    CHECK(chose(plan_default(batch_shape(640, 640, 640, 1), device, 8), "in_place_single_64x64"));
+    CHECK(chose(plan_default(batch_shape(641, 640, 640, 1), device, 8), "in_place_64x64"));
+    CHECK(chose(plan_default(batch_shape(1024, 1024, 1024, 1, true, true), device, 8), "in_place_64x64"));
+    CHECK(!in_place(plan_default(batch_shape(1025, 1024, 1024, 1), device, 8)));
+    CHECK(!in_place(plan_default(batch_shape(64, 64, 1025, 1), device, 8)));
     // Double only, and in every math mode (they change nothing for double).
     CHECK(!in_place(plan_default(batch_shape(64, 64, 64, 10000), device, 4)));
     CHECK(!in_place(plan_default(batch_shape(64, 64, 64, 10000), device, 4, tilegemm::MathMode::tf32)));

@@ -64,7 +64,7 @@ struct BuiltinConfig {
 
 // The table. Every entry's measurements are in docs/configurations.md.
 // clang-format off
-inline constexpr std::array<BuiltinConfig, 40> builtin_configs = {{
+inline constexpr std::array<BuiltinConfig, 41> builtin_configs = {{
     // Whole C in tiles, chosen per shape by the GPU model; 64 x 128 needs more than 48 KiB of local memory in double.
     {"gpu_128x128", DeviceLevel::gpus, ieee_both, describe<Prefetch<128, 128, 8, 8, 8, 4>>,
      GpuModel{ModelFigures{2, 47.0}, ModelFigures{1, 19.8}, true}},
@@ -97,11 +97,14 @@ inline constexpr std::array<BuiltinConfig, 40> builtin_configs = {{
     // Batches of products up to 128 on a side: 64 x 64 tiles, or 32 x 32 where those cover C with fewer elements.
     {"batch_64x64", DeviceLevel::gpus, ieee_both, describe<Prefetch<64, 64, 16, 4, 8, 2>>, std::nullopt},
     {"batch_32x32_slices", DeviceLevel::gpus, ieee_both, describe<Prefetch<32, 32, 16, 2, 4, 2>>, std::nullopt},
-    // Double on FP64 tensor cores, operands read in place: batches of 25 to 256 on a side, 64 x 64 tiles or 32 x 32
-    // where those cover C with fewer elements; single products up to 640, 32 x 32 tiles up to 512 x 512 of C.
-    {"batch_in_place_64x64", DeviceLevel::tensor_cores, in_double, describe<InPlaceTensorCores<64, 64, 16, 4, 4, 2>>, std::nullopt},
-    {"batch_in_place_32x32", DeviceLevel::tensor_cores, in_double, describe<InPlaceTensorCores<32, 32, 8, 2, 4, 2>>, std::nullopt},
-    {"double_in_place_32x32", DeviceLevel::tensor_cores, in_double, describe<InPlaceTensorCores<32, 32, 16, 2, 4, 1>>, std::nullopt},
+    // Double on FP64 tensor cores, operands read in place, the slices copied by cp.async (Stages 4 and 3): batches of
+    // 25 to 256 on a side in 64 x 64 tiles, or 32 x 32 where those cover C with fewer elements; single products up to
+    // 1024 on a side, in 32 x 32 tiles (slices through registers) up to 512 x 512 of C, 64 x 64 ones (the same) up to
+    // 640 on every side, else the 64 x 64 tiles of batches.
+    {"in_place_64x64", DeviceLevel::tensor_cores, in_double, describe<InPlaceTensorCores<64, 64, 8, 4, 8, 1, 4>>, std::nullopt},
+    {"in_place_32x32", DeviceLevel::tensor_cores, in_double, describe<InPlaceTensorCores<32, 32, 8, 2, 4, 1, 3>>, std::nullopt},
+    {"in_place_single_32x32", DeviceLevel::tensor_cores, in_double, describe<InPlaceTensorCores<32, 32, 16, 2, 4, 1>>, std::nullopt},
+    {"in_place_single_64x64", DeviceLevel::tensor_cores, in_double, describe<InPlaceTensorCores<64, 64, 16, 4, 4, 2>>, std::nullopt},
     // Processors: vector arithmetic without barriers in the inner loop.
     {"cpu", DeviceLevel::processors, ieee_both, describe<WideTypes<16, 16>>, std::nullopt},
     // Devices none of the above fit, the first that fits: 64 work-items, 8, one.

@@ -30,9 +30,10 @@ inline constexpr std::array<const BuiltinConfig*, 8> small_batch_defaults = {  /
     &builtin("batch_24x24_double"), &builtin("batch_32x32_double")};
 inline constexpr const BuiltinConfig& medium_batch_tiles = builtin("batch_64x64");
 inline constexpr const BuiltinConfig& medium_batch_small_tiles = builtin("batch_32x32_slices");
-inline constexpr const BuiltinConfig& in_place_batch_tiles = builtin("batch_in_place_64x64");
-inline constexpr const BuiltinConfig& in_place_batch_small_tiles = builtin("batch_in_place_32x32");
-inline constexpr const BuiltinConfig& in_place_single_small_tiles = builtin("double_in_place_32x32");
+inline constexpr const BuiltinConfig& in_place_tiles = builtin("in_place_64x64");
+inline constexpr const BuiltinConfig& in_place_small_tiles = builtin("in_place_32x32");
+inline constexpr const BuiltinConfig& in_place_single_small_c = builtin("in_place_single_32x32");
+inline constexpr const BuiltinConfig& in_place_single_medium_c = builtin("in_place_single_64x64");
 
 // Products with fewer multiply-adds than this stay on the other families: the packing of operands and the launches
 // it adds are not paid back.
@@ -176,13 +177,16 @@ inline const BuiltinConfig* medium_batch_choice(const GemmShape& s, const Device
 // The configuration for double on FP64 tensor cores where packing the operands would cost more than the product:
 // batches of products 25 to 256 on a side (smaller ones keep small_batch_choice's whole problems), in 64 x 64 tiles
 // or 32 x 32 where those cover C with fewer elements, where the batch's tiles give every compute unit one; single
-// products up to 640 on a side, in 32 x 32 tiles up to 512 x 512 of C. On an H200 (benchmarks/README.md "Double on
-// tensor cores in place") 10,000 x 64^3 took 287 us against 308 on the ordinary units, 1,000 x 128^3 173 against
-// 224, 300 x 192^3 157 against 357, a single 512^3 17.2 against 26.1. None on devices without them.
+// products up to 1024 on a side: 32 x 32 tiles up to 512 x 512 of C, 64 x 64 tiles through registers up to 640 on
+// every side, else those of batches. On an H200 (benchmarks/README.md "Double on tensor cores in place") 10,000 x 64^3
+// took 242 us against 332 on the ordinary units, 1,000 x 128^3 140 against 236, a single 512^3 17 against 27 and 1024^3
+// 55 against 65 on the copy engine (1100 95 against 112; 1025 level with its 96 x 96 tiles, which it keeps; from 1280
+// up the packed families were faster). None on devices without them.
 inline constexpr int in_place_batches_from = 25;
 inline constexpr int in_place_batches_up_to = 256;
-inline constexpr int in_place_singles_up_to = 640;
-inline constexpr long long in_place_single_small_c = 512 * 512;
+inline constexpr long long in_place_single_small_c_up_to = 512 * 512;
+inline constexpr int in_place_single_medium_up_to = 640;
+inline constexpr int in_place_singles_up_to = 1024;
 inline const BuiltinConfig* in_place_double_choice(const GemmShape& s, const DeviceLimits& device,
                                                    std::size_t scalar_size) {
   if (scalar_size != sizeof(double)) return nullptr;
@@ -193,13 +197,14 @@ inline const BuiltinConfig* in_place_double_choice(const GemmShape& s, const Dev
     const auto covered = [&](const BuiltinConfig& e) {
       return tiles_of(s, e.config.tile) * e.config.tile.tsm * e.config.tile.tsn;
     };
-    entry = covered(in_place_batch_small_tiles) < covered(in_place_batch_tiles) ? &in_place_batch_small_tiles
-                                                                                : &in_place_batch_tiles;
+    entry = covered(in_place_small_tiles) < covered(in_place_tiles) ? &in_place_small_tiles : &in_place_tiles;
     if (batch_tiles_of(s, entry->config.tile) < static_cast<long long>(device.compute_units)) return nullptr;
+  } else if (largest > in_place_singles_up_to) {
+    return nullptr;
+  } else if (static_cast<long long>(s.m) * s.n <= in_place_single_small_c_up_to) {
+    entry = &in_place_single_small_c;
   } else {
-    if (largest > in_place_singles_up_to) return nullptr;
-    entry = static_cast<long long>(s.m) * s.n <= in_place_single_small_c ? &in_place_single_small_tiles
-                                                                         : &in_place_batch_tiles;
+    entry = largest <= in_place_single_medium_up_to ? &in_place_single_medium_c : &in_place_tiles;
   }
   if (!builtin_fits(*entry, device, scalar_size) ||
       !implementation_on(entry->config, device, scalar_size, MathMode::ieee).possible()) {

@@ -109,15 +109,98 @@ inline void store_block(real acc[WPTM][WPTN], const int M, const int N, const re
 }
 )CLC";
 
+// With STAGES > 1 the slices take another way to local memory: cp.async, straight from global memory.
+inline constexpr char in_place_mma_async_source[] = R"CLC(
+#if STAGES > 1
+// Each slice of A and B is copied into local memory by cp.async, a double at a time (so any layout, leading dimension
+// and offset), up to STAGES - 1 slices ahead of the one the warps multiply, each slice costing one barrier and no
+// registers; elements past M, N or K are zeros (a copy of no bytes fills them). Neighbouring work-items copy
+// neighbouring elements of the operand as it is stored: ELEMENTS_A of A and ELEMENTS_B of B each per slice.
+#define ELEMENTS_A (TSM * TSK / THREADS)
+#define ELEMENTS_B (TSN * TSK / THREADS)
+#define TEXT_OF(x) #x
+#define TEXT(x) TEXT_OF(x)
+inline void copy_element(__local real* to, __global const real* from, const bool inside) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"((uint)(ulong)to), "l"(from), "r"(inside ? 8 : 0)
+               : "memory");
+}
+inline void end_copy_group() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+inline void wait_for_copy_groups() { asm volatile("cp.async.wait_group " TEXT(STAGES - 2) ";" ::: "memory"); }
+
+// Starts copying the work-item's elements of one operand's slice at k0 into `slice` (rows of `row` doubles); `tile` is
+// the operand's first element of the tile, `rows` its rows (M or N) from the tile's first on.
+inline void copy_operand(__local real* slice, const int row, __global const real* tile, const int ld,
+                         const bool k_contiguous, const int outer, const int elements, const int rows, const int k0,
+                         const int K, const int tid) {
+#pragma unroll
+  for (int l = 0; l < elements; ++l) {
+    const int e = l * THREADS + tid;
+    const int r = k_contiguous ? e / TSK : e % outer;  // m of A, n of B
+    const int k = k_contiguous ? e % TSK : e / outer;
+    const bool inside = EDGES == EDGES_WHOLE_TILES || (r < rows && k0 + k < K);
+    const int at = k_contiguous ? r * ld + k0 + k : (k0 + k) * ld + r;
+    copy_element(slice + k * row + r, inside ? tile + at : tile, inside);
+  }
+}
+
+// acc = the lane's part of this work-group's tile of op(A) * op(B) over all of K, through STAGES buffers.
+inline void multiply_tile_async(real acc[WPTM][WPTN], const int M, const int N, const int K, __global const real* A,
+                                const int lda, __global const real* B, const int ldb, __local real* slices) {
+  const int tid = local_index();
+  const int tm = place_m(tid);
+  const int tn = place_n(tid);
+  const int tile_m = TSM * get_group_id(0);
+  const int tile_n = TSN * get_group_id(1);
+  __global const real* a_tile = A + (A_K_CONTIGUOUS ? tile_m * lda : tile_m);
+  __global const real* b_tile = B + (B_K_CONTIGUOUS ? tile_n * ldb : tile_n);
+#pragma unroll
+  for (int i = 0; i < WPTM; ++i)
+#pragma unroll
+    for (int j = 0; j < WPTN; ++j) acc[i][j] = 0;
+  const int slice_count = (K + TSK - 1) / TSK;
+  const int slice_size = TSK * (ROW_A + ROW_B);
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < slice_count) {
+      __local real* slice = slices + s * slice_size;
+      copy_operand(slice, ROW_A, a_tile, lda, A_K_CONTIGUOUS, TSM, ELEMENTS_A, M - tile_m, s * TSK, K, tid);
+      copy_operand(slice + TSK * ROW_A, ROW_B, b_tile, ldb, B_K_CONTIGUOUS, TSN, ELEMENTS_B, N - tile_n, s * TSK, K,
+                   tid);
+    }
+    end_copy_group();  // empty past the last slice, so that every wait below counts the same groups
+  }
+  for (int s = 0; s < slice_count; ++s) {
+    wait_for_copy_groups();
+    barrier(CLK_LOCAL_MEM_FENCE);  // slice s has landed for all, and all are done with slice s - 1's buffer
+    const int next = s + STAGES - 1;
+    if (next < slice_count) {
+      __local real* slice = slices + next % STAGES * slice_size;
+      copy_operand(slice, ROW_A, a_tile, lda, A_K_CONTIGUOUS, TSM, ELEMENTS_A, M - tile_m, next * TSK, K, tid);
+      copy_operand(slice + TSK * ROW_A, ROW_B, b_tile, ldb, B_K_CONTIGUOUS, TSN, ELEMENTS_B, N - tile_n, next * TSK,
+                   K, tid);
+    }
+    end_copy_group();
+    __local real* slice = slices + s % STAGES * slice_size;
+    multiply_slice((__local const realV*)slice, (__local const realV*)(slice + TSK * ROW_A), tm, tn, acc, TSK);
+  }
+}
+#endif
+)CLC";
+
 inline constexpr char in_place_mma_product_source[] = R"CLC(
 // C = alpha * op(A) * op(B) + beta * C, a TSM x TSN tile of it per work-group, for each problem of a batch.
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
 void gemm_in_place_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
+  real acc[WPTM][WPTN];
+#if STAGES > 1
+  __local real slices[STAGES * TSK * (ROW_A + ROW_B)];
+  multiply_tile_async(acc, M, N, K, (__global const real*)A + IN_BATCH(a_offset, a_stride), lda,
+                      (__global const real*)B + IN_BATCH(b_offset, b_stride), ldb, slices);
+#else
   __local realV a_tiles[2][TSK * ROW_A];  // two buffers: one multiplied while the other is filled
   __local realV b_tiles[2][TSK * ROW_B];
-  real acc[WPTM][WPTN];
   multiply_tile(acc, M, N, K, 0, K, A, IN_BATCH(a_offset, a_stride), lda, B, IN_BATCH(b_offset, b_stride), ldb,
                 a_tiles, b_tiles);
+#endif
   store_block(acc, M, N, alpha, beta, C + IN_BATCH(c_offset, c_stride), ldc, false);
 }
 )CLC";
@@ -125,15 +208,22 @@ void gemm_in_place_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
 // Rows of the local tiles: TSM (TSN) doubles and 4 of padding, in vectors of VW (see the kernel's comment).
 inline constexpr int in_place_row_padding = 4;
 constexpr int in_place_row_vectors(int outer_tile, int vw) { return (outer_tile + in_place_row_padding) / vw; }
+// Two buffers of each local tile (the prefetch kernel's loads), or Stages of both (cp.async).
 constexpr std::size_t in_place_local_elements(const TileShape& t) {
-  return static_cast<std::size_t>(2) * t.tsk * t.vw *
+  return static_cast<std::size_t>(t.stages > 1 ? t.stages : 2) * t.tsk * t.vw *
          (in_place_row_vectors(t.tsm, t.vw) + in_place_row_vectors(t.tsn, t.vw));
 }
 constexpr bool in_place_warps(const TileShape& t) {
   return t.wptm % 2 == 0 && t.wptn % 2 == 0 && (t.tsm / t.wptm) % 8 == 0 && (t.tsn / t.wptn) % 4 == 0;
 }
 #define TILEGEMM_IN_PLACE_TENSOR_CORES_RULES(RULE)                                                                  \
-  TILEGEMM_DOUBLE_BUFFERED_RULES(RULE)                                                                              \
+  RULE(whole_vectors_along_k, whole_vectors_per_item(t),                                                            \
+       "the in_place_tensor_cores family reads whole vectors along M, N and K, so WPTM, WPTN and TSK must be "      \
+       "multiples of the vector width VW.")                                                                         \
+  TILEGEMM_LOADS_EVEN_RULE(RULE)                                                                                    \
+  RULE(in_place_stages, t.stages == 1 || (t.stages >= 2 && t.stages <= 8 && t.vw == 1),                             \
+       "the in_place_tensor_cores family fetches slices through registers (Stages 1) or copies 2 to 8 of them at "  \
+       "once, a double at a time, with cp.async (Stages 2 to 8, VW 1).")                                            \
   RULE(in_place_warps, in_place_warps(t),                                                                           \
        "an in_place_tensor_cores warp is 8 x 4 work-items holding 16 x 8 tiles of mma.sync: TSM / WPTM must be a "  \
        "multiple of 8, TSN / WPTN a multiple of 4, and WPTM and WPTN even.")                                        \
@@ -156,6 +246,7 @@ struct FamilyTraits<Family::in_place_tensor_cores> : FamilyDefaults {
     lines.define("ROW_A", in_place_row_vectors(t.tsm, t.vw));
     lines.define("ROW_B", in_place_row_vectors(t.tsn, t.vw));
     lines.define("SHORT_LAST_SLICE", 0);
+    lines.define("STAGES", t.stages);
   }
   // FP64 mma.sync from compute capability 8.0 (m16n8k8 and k16 from 9.0); double only.
   static Implementation can_implement(const TileShape&, const RunTarget& target) {
@@ -178,13 +269,13 @@ struct FamilyTraits<Family::in_place_tensor_cores> : FamilyDefaults {
 
   static constexpr TextPiece helpers =
       joined_piece<prefetch_loads_source, in_place_mma_steps_source, tensor_cores_fp64_mma_source,
-                   in_place_mma_lanes_source, prefetch_tile_loop_source>();
+                   in_place_mma_lanes_source, prefetch_tile_loop_source, in_place_mma_async_source>();
   static constexpr EntryPoint product = {"gemm_in_place_tensor_cores", piece_of<in_place_mma_product_source>()};
 };
 
 }  // namespace detail
 
-template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW>
-using InPlaceTensorCores = TileConfig<TSM, TSN, TSK, WPTM, WPTN, VW, Family::in_place_tensor_cores>;
+template <int TSM, int TSN, int TSK, int WPTM, int WPTN, int VW, int Stages = 1>
+using InPlaceTensorCores = TileConfig<TSM, TSN, TSK, WPTM, WPTN, VW, Family::in_place_tensor_cores, Stages>;
 
 }  // namespace tilegemm
