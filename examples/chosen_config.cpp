@@ -25,9 +25,9 @@ using Warpgroup = tilegemm::WarpgroupMma<128, 128, 32, 3>;
 // Double on the FP64 tensor cores of H100 and H200, its slices copied by the copy engine (AutoConfig's for large
 // double products there): compute capability 9.0 and newer only, 203 KiB of local memory.
 using Bulk = tilegemm::BulkTensorCores<128, 128, 32, 64, 32, 3>;
-// Double on FP64 tensor cores reading A and B in place (AutoConfig's for double batches of 25 to 256 and products up
-// to 640 there): compute capability 8.0 and newer.
-using InPlace = tilegemm::InPlaceTensorCores<64, 64, 16, 4, 4, 2>;
+// Double on FP64 tensor cores reading A and B in place, the slices copied by cp.async in 4 stages (AutoConfig's for
+// double batches of 25 to 256 and products up to 1024 there): compute capability 8.0 and newer.
+using InPlace = tilegemm::InPlaceTensorCores<64, 64, 8, 4, 8, 1, 4>;
 // TF32 keeps 10 bits of mantissa: its products are off by about 1e-4 to 1e-3 of their terms.
 constexpr double tf32_tolerance = 1e-2;
 

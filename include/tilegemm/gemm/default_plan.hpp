@@ -179,7 +179,7 @@ inline const BuiltinConfig* medium_batch_choice(const GemmShape& s, const Device
 // or 32 x 32 where those cover C with fewer elements, where the batch's tiles give every compute unit one; single
 // products up to 1024 on a side: 32 x 32 tiles up to 512 x 512 of C, 64 x 64 tiles through registers up to 640 on
 // every side, else those of batches. On an H200 (benchmarks/README.md "Double on tensor cores in place") 10,000 x 64^3
-// took 242 us against 332 on the ordinary units, 1,000 x 128^3 140 against 236, a single 512^3 17 against 27 and 1024^3
+// took 243 us against 332 on the ordinary units, 1,000 x 128^3 149 against 236, a single 512^3 16 against 27 and 1024^3
 // 55 against 65 on the copy engine (1100 95 against 112; 1025 level with its 96 x 96 tiles, which it keeps; from 1280
 // up the packed families were faster). None on devices without them.
 inline constexpr int in_place_batches_from = 25;
