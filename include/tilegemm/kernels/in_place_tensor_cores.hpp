@@ -250,14 +250,7 @@ struct FamilyTraits<Family::in_place_tensor_cores> : FamilyDefaults {
   }
   // FP64 mma.sync from compute capability 8.0 (m16n8k8 and k16 from 9.0); double only.
   static Implementation can_implement(const TileShape&, const RunTarget& target) {
-    if (target.compute_capability < tensor_cores_from) {
-      return Implementation::refused(RefusalKind::device,
-                                     " multiplies on tensor cores through mma.sync, which needs an NVIDIA GPU of "
-                                     "compute capability 8.0 or newer; " +
-                                         std::string(target.device_name) + compute_capability_words(target) +
-                                         ". Use AutoConfig (it takes the tensor cores where there are some) or a "
-                                         "configuration of another family.");
-    }
+    if (target.compute_capability < tensor_cores_from) return no_mma_sync(target);
     if (target.scalar_size != sizeof(double)) {
       return Implementation::refused(RefusalKind::operation,
                                      " multiplies double only (on FP64 tensor cores); for float take the "

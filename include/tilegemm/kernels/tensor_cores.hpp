@@ -683,6 +683,16 @@ constexpr bool tensor_slices(const TileShape& t) { return t.tsk % 4 == 0; }
 constexpr bool tensor_spans(const TileShape& t) { return t.tsm % 32 == 0 && t.tsn % 32 == 0; }
 constexpr bool tensor_stages(int stages) { return stages >= 2 && stages <= 8; }
 
+// The refusal of a device without mma.sync (below compute capability 8.0), for the families that use it.
+inline Implementation no_mma_sync(const RunTarget& target) {
+  return Implementation::refused(RefusalKind::device,
+                                 " multiplies on tensor cores through mma.sync, which needs an NVIDIA GPU of compute "
+                                 "capability 8.0 or newer; " +
+                                     std::string(target.device_name) + compute_capability_words(target) +
+                                     ". Use AutoConfig (it takes the tensor cores where there are some) or a "
+                                     "configuration of another family.");
+}
+
 template <>
 struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
   static constexpr char name[] = "tensor_cores";
@@ -714,14 +724,7 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
   // mma.sync from compute capability 8.0; float only in a tensor math mode, the 16-bit ones on slices of whole
   // m16n8k8 steps.
   static Implementation can_implement(const TileShape& t, const RunTarget& target) {
-    if (target.compute_capability < tensor_cores_from) {
-      return Implementation::refused(RefusalKind::device,
-                                     " multiplies on tensor cores through mma.sync, which needs an NVIDIA GPU of "
-                                     "compute capability 8.0 or newer; " +
-                                         std::string(target.device_name) + compute_capability_words(target) +
-                                         ". Use AutoConfig (it takes the tensor cores where there are some) or a "
-                                         "configuration of another family.");
-    }
+    if (target.compute_capability < tensor_cores_from) return no_mma_sync(target);
     if (target.scalar_size == sizeof(double)) {
       return Implementation::uses(target.compute_capability >= wide_fp64_mma_from ? MmaKind::fp64_sm90
                                                                                   : MmaKind::fp64_sm80);
