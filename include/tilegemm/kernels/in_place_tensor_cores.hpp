@@ -1,6 +1,7 @@
-// kernels/in_place_tensor_cores: the prefetch kernel's loop (the caller's A and B in place, either layout, any edges,
-// batches) with each slice multiplied by warps of mma.sync in FP64 (inline PTX, NVIDIA compute capability 8.0+):
-// double products too small to pay for the tensor_cores family's packing, such as batches of 64^3 to 256^3.
+// kernels/in_place_tensor_cores: double on FP64 tensor cores (mma.sync, inline PTX, NVIDIA compute capability 8.0+)
+// reading the caller's A and B in place (either layout, any edges, batches), their slices fetched through registers by
+// the prefetch kernel's loop or copied by cp.async in stages: products too small to pay for the tensor_cores family's
+// packing, such as batches of 32^3 to 256^3 and single products up to 1024.
 #pragma once
 
 #include <cstddef>
@@ -49,7 +50,7 @@ inline constexpr char in_place_mma_steps_source[] = R"CLC(
 // Multiplying a slice on the tensor cores and storing C, as the tile loop (prefetch_tile_loop_source) asks.
 inline constexpr char in_place_mma_lanes_source[] = R"CLC(
 inline int local_index() { return get_local_id(1) * THREADS_M + get_local_id(0); }
-// The column of A (of B) the lane reads in its warp's part of the tile: the warp's first row (column), plus g.
+// The row of A's tile (column of B's) whose elements the lane reads: its warp's first, plus g.
 inline int place_m(const int tid) { return tid / 32 % WARPS_M * WM + tid % 32 / 4; }
 inline int place_n(const int tid) { return tid / 32 / WARPS_M * WN + tid % 32 / 4; }
 
