@@ -28,6 +28,9 @@ using Bulk = tilegemm::BulkTensorCores<128, 128, 32, 64, 32, 3>;
 // Double on FP64 tensor cores reading A and B in place, the slices copied by cp.async in 4 stages (AutoConfig's for
 // double batches of 25 to 256 and products up to 1024 there): compute capability 8.0 and newer.
 using InPlace = tilegemm::InPlaceTensorCores<64, 64, 8, 4, 8, 1, 4>;
+// The tutorial's kernel 9 with its slices copied by cp.async, 2 stages (AutoConfig's for float of 512 to 1100 on a
+// side there): NVIDIA GPUs of compute capability 8.0 and newer.
+using Staged = tilegemm::StagedPrefetch<64, 32, 16, 4, 4, 4, 2>;
 // TF32 keeps 10 bits of mantissa: its products are off by about 1e-4 to 1e-3 of their terms.
 constexpr double tf32_tolerance = 1e-2;
 
@@ -90,6 +93,13 @@ int main(int argc, char** argv) try {
   bool ok = run<tilegemm::AutoConfig>(a, b, reference);  // what tilegemm::gpu_gemm(a, b) uses
   ok = run<TutorialKernel6>(a, b, reference) && ok;
   ok = run<TutorialKernel9>(a, b, reference) && ok;
+  try {
+    ok = run<Staged>(a, b, reference) && ok;
+  } catch (const tilegemm::Error& e) {
+    if (e.code() != CL_INVALID_DEVICE) throw;
+    std::printf("%-52s needs cp.async: tilegemm::Error, code() CL_INVALID_DEVICE\n  %s\n", Staged::name().c_str(),
+                e.what());
+  }
 
   // A device limit is a run-time error, thrown before anything is built; the message says which limit and what
   // to change, and code() tells the two limits from other failures, which this example does not expect.

@@ -319,6 +319,37 @@ TEST_CASE("in_place_tensor_cores batched in double, and AutoConfig's double batc
   check_batch<tilegemm::AutoConfig, double>(queue, false, true, {1000, 700, 1001}, 1, -0.5, 2.0);
 }
 
+// The staged_prefetch family (the prefetch kernel's arithmetic, its slices copied by cp.async: NVIDIA 8.0+) on every
+// shape, transpose and way of reading operands, in float and double, and AutoConfig's medium float products on it;
+// elsewhere it is refused with a sentence that says what it needs.
+TEST_CASE("staged_prefetch batched, and AutoConfig's medium float products on it", "[batched][staged_prefetch]") {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  using Staged = tilegemm::StagedPrefetch<64, 32, 16, 4, 4, 4, 2>;
+  if (!tilegemm::detail::has_tensor_cores(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()))) {
+    CHECK_THROWS_WITH((check_batch<Staged, float>(queue, false, false, Shape{33, 17, 9}, 2, 1.0f, 0.0f)),
+                      MESSAGE_CONTAINS("copies its slices with cp.async"));
+    return;
+  }
+  // Vectors of 4 floats (16-byte copies), of 2 and of 1; single elements; 2 to 5 stages; double in 16 and 8 bytes.
+  for (const EdgePolicy policy : {EdgePolicy::by_size, EdgePolicy::pack, EdgePolicy::vectors, EdgePolicy::elements}) {
+    check_batches_in<Staged, float>(policy);
+  }
+  check_batches_in<tilegemm::StagedPrefetch<64, 64, 8, 4, 8, 4, 4>, float>(EdgePolicy::by_size);
+  check_batches_in<tilegemm::StagedPrefetch<96, 64, 16, 6, 8, 2, 3>, float>(EdgePolicy::vectors, {0, 3});
+  check_batches_in<tilegemm::StagedPrefetch<32, 32, 8, 2, 2, 1, 5>, float>(EdgePolicy::by_size, {1, 2});
+  check_batches_in<tilegemm::StagedPrefetch<32, 32, 8, 2, 4, 2, 3>, double>(EdgePolicy::by_size);
+  check_batches_in<tilegemm::StagedPrefetch<32, 32, 8, 2, 2, 1, 3>, double>(EdgePolicy::elements, {1, 2});
+  // Four doubles are 32 bytes, more than cp.async moves.
+  CHECK_THROWS_WITH((check_batch<tilegemm::StagedPrefetch<32, 32, 16, 4, 4, 4, 3>, double>(
+                        queue, false, false, Shape{64, 64, 16}, 1, 1.0, 0.0)),
+                    MESSAGE_CONTAINS("in double VW must be 1 or 2"));
+  // AutoConfig's medium float products (staged_64x32), every transpose, alpha and beta.
+  check_batch<tilegemm::AutoConfig, float>(queue, false, false, {512, 512, 512}, 1, 1.5f, 0.25f);
+  check_batch<tilegemm::AutoConfig, float>(queue, true, false, {1024, 512, 700}, 1, -1.0f, 0.0f);
+  check_batch<tilegemm::AutoConfig, float>(queue, false, true, {896, 896, 896}, 1, 0.5f, -1.0f);
+  check_batch<tilegemm::AutoConfig, float>(queue, true, true, {1100, 1100, 612}, 1, 1.0f, 1.0f);
+}
+
 TEST_CASE("a batch of one gives gemm's result, bit for bit", "[batched]") {
   const cl::CommandQueue queue = tilegemm::default_queue();
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();

@@ -105,7 +105,7 @@ TEST_CASE("a family appended to the list is found by name, after the last built-
     CHECK(with_family(F, [](auto) {}));
     ++found;
   });
-  CHECK(found == 10);
+  CHECK(found == 11);
   CHECK(!with_family(column_walk, [](auto) {}));
   CHECK(with_family<TestFamilies>(column_walk, [](auto) {}));
 }
@@ -123,6 +123,7 @@ TEST_CASE("the tuner's file reads back a configuration of each family, the last 
       {tilegemm::Family::warpgroup_mma, {128, 128, 8, 2, 32, 1, 6}},
       {tilegemm::Family::bulk_tensor_cores, {128, 128, 32, 8, 8, 4, 3}},
       {tilegemm::Family::in_place_tensor_cores, {64, 64, 8, 4, 8, 1, 4}},
+      {tilegemm::Family::staged_prefetch, {64, 32, 16, 4, 4, 4, 2}},
   };
   for (const auto& [family, tile] : examples) {
     TunedEntry entry;

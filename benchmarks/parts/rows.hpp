@@ -76,8 +76,11 @@ struct RowConfig {
 };
 
 // Whether a configuration has a row in a precision: in double only in ieee (the modes change nothing there); in float,
-// the families that multiply on tensor cores only in a tensor mode (ieee rules them out).
+// the families that multiply on tensor cores only in a tensor mode (ieee rules them out); never where its family
+// refuses the scalar or the mode on every device (staged_prefetch's vectors of 4 doubles, more than cp.async moves).
 inline bool has_row(const KernelDescription& config, MathMode math, bool is_double) {
+  const tilegemm::detail::RunTarget newest_gpu{"", 90, is_double ? sizeof(double) : sizeof(float), math};
+  if (config.can_implement(config.tile, newest_gpu).refusal == tilegemm::detail::RefusalKind::operation) return false;
   return is_double ? math == MathMode::ieee : math != MathMode::ieee || !config.uses_tensor_cores;
 }
 

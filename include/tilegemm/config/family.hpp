@@ -16,7 +16,8 @@ namespace tilegemm {
   FAMILY(tensor_cores)      /* warps of mma.sync on NVIDIA tensor cores (compute capability 8.0+): FP64, TF32 */       \
   FAMILY(warpgroup_mma)     /* warpgroups of wgmma on NVIDIA tensor cores (compute capability 9.0 exactly): TF32 */    \
   FAMILY(bulk_tensor_cores) /* tensor_cores' warps in FP64, fed by the copy engine without barriers (9.0+) */          \
-  FAMILY(in_place_tensor_cores) /* prefetch's loop on the caller's A and B, each slice on FP64 mma.sync (8.0+) */
+  FAMILY(in_place_tensor_cores) /* prefetch's loop on the caller's A and B, each slice on FP64 mma.sync (8.0+) */      \
+  FAMILY(staged_prefetch)       /* prefetch's arithmetic, slices copied by cp.async several ahead (NVIDIA 8.0+) */
 
 #define TILEGEMM_FAMILY_ENUMERATOR(name) name,
 enum class Family { TILEGEMM_FAMILIES(TILEGEMM_FAMILY_ENUMERATOR) };

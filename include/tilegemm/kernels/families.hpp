@@ -13,6 +13,7 @@
 #include "prefetch.hpp"
 #include "register_blocking.hpp"
 #include "split_k.hpp"
+#include "staged_prefetch.hpp"
 #include "tensor_cores.hpp"
 #include "warpgroup_mma.hpp"
 #include "wide_types.hpp"

@@ -147,33 +147,14 @@ inline void stash_slice(__local realV* a_tile, __local realV* b_tile, const item
 
 )CLC";
 
-// How the prefetch and split_k families multiply a slice and store C: every work-item a block of C on the ordinary
-// arithmetic units. The helpers below it ask of it multiply_slice, place_m, place_n, local_index and store_block.
-inline constexpr char prefetch_blocks_source[] = R"CLC(
+// Where each work-item of the prefetch kernel's arithmetic sits in its tile, and how it stores its block of C: for the
+// families that multiply a slice on the ordinary arithmetic units (prefetch, split_k, staged_prefetch).
+inline constexpr char prefetch_placement_source[] = R"CLC(
 // Each work-item's WPTM x WPTN block is made of GROUPS_M x GROUPS_N groups of VW consecutive rows and columns,
 // spaced THREADS_M * VW rows and THREADS_N * VW columns apart, so that it reads local memory a vector at a time
-// without bank conflicts. One vector of padding per row of a local tile (ROW_A, ROW_B) spreads the stores of
-// K-contiguous operands over the banks.
+// without bank conflicts.
 #define GROUPS_M (WPTM / VW)
 #define GROUPS_N (WPTN / VW)
-
-// acc += the work-item's rows (tm) of a slice's A tile times its columns (tn) of the B tile, one k at a time, over
-// the slice's first `steps` steps.
-inline void multiply_slice(__local const realV* a_tile, __local const realV* b_tile, const int tm, const int tn,
-                           real acc[WPTM][WPTN], const int steps) {
-  for (int k = 0; k < steps; ++k) {  // left to the compiler: forcing the unroll was 2.5% slower on an H200
-    real a[WPTM];
-    real b[WPTN];
-#pragma unroll
-    for (int g = 0; g < GROUPS_M; ++g) STOREV(a_tile[k * ROW_A + g * THREADS_M + tm], &a[g * VW]);
-#pragma unroll
-    for (int g = 0; g < GROUPS_N; ++g) STOREV(b_tile[k * ROW_B + g * THREADS_N + tn], &b[g * VW]);
-#pragma unroll
-    for (int i = 0; i < WPTM; ++i)
-#pragma unroll
-      for (int j = 0; j < WPTN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
-  }
-}
 
 // The work-item's place (tm, tn) in the THREADS_M x THREADS_N grid, from its index tid in the work-group. Where the
 // grid allows, a warp of 32 work-items covers 8 x 4 places rather than 16 x 2, so that it reads 8 + 4 distinct
@@ -213,6 +194,31 @@ inline void store_block(real acc[WPTM][WPTN], const int M, const int N, const re
             STORE_C(m, n, acc[gm * VW + v][gn * VW + w]);
           }
         }
+}
+)CLC";
+
+// How the prefetch and split_k families multiply a slice: every work-item a block of C on the ordinary arithmetic
+// units, from local tiles that are k-major whatever the operands' layout. The tile loop below asks of it
+// multiply_slice, and of prefetch_placement_source place_m, place_n, local_index and store_block.
+inline constexpr char prefetch_multiply_source[] = R"CLC(
+// One vector of padding per row of a local tile (ROW_A, ROW_B) spreads the stores of K-contiguous operands over the
+// banks.
+// acc += the work-item's rows (tm) of a slice's A tile times its columns (tn) of the B tile, one k at a time, over
+// the slice's first `steps` steps.
+inline void multiply_slice(__local const realV* a_tile, __local const realV* b_tile, const int tm, const int tn,
+                           real acc[WPTM][WPTN], const int steps) {
+  for (int k = 0; k < steps; ++k) {  // left to the compiler: forcing the unroll was 2.5% slower on an H200
+    real a[WPTM];
+    real b[WPTN];
+#pragma unroll
+    for (int g = 0; g < GROUPS_M; ++g) STOREV(a_tile[k * ROW_A + g * THREADS_M + tm], &a[g * VW]);
+#pragma unroll
+    for (int g = 0; g < GROUPS_N; ++g) STOREV(b_tile[k * ROW_B + g * THREADS_N + tn], &b[g * VW]);
+#pragma unroll
+    for (int i = 0; i < WPTM; ++i)
+#pragma unroll
+      for (int j = 0; j < WPTN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+  }
 }
 )CLC";
 
@@ -278,8 +284,8 @@ inline void multiply_tile(real acc[WPTM][WPTN], const int M, const int N, const 
 }
 
 )CLC";
-inline constexpr TextPiece prefetch_helpers =
-    joined_piece<prefetch_loads_source, prefetch_blocks_source, prefetch_tile_loop_source>();
+inline constexpr TextPiece prefetch_helpers = joined_piece<prefetch_loads_source, prefetch_placement_source,
+                                                           prefetch_multiply_source, prefetch_tile_loop_source>();
 
 inline constexpr char prefetch_product_source[] = R"CLC(
 // C = alpha * op(A) * op(B) + beta * C, a TSM x TSN tile of it per work-group, for each problem of a batch.
