@@ -109,6 +109,43 @@ TEST_CASE("medium float products whose tiles leave compute units idle are split 
   CHECK(plan_product(builtin("gpu_split_128x64").config, dense_shape(512, 512, 24), h200(), 4, options).slices == 3);
 }
 
+TEST_CASE("medium float products take staged 64 x 32 tiles where cp.async runs and they fill the units",
+          "[unit][plan]") {
+  const DeviceLimits hopper = h200_with_tensor_cores();
+  const auto plan = [&](int m, int n, int k, std::size_t size = 4, tilegemm::MathMode math = tilegemm::MathMode::ieee,
+                        const DeviceLimits* device = nullptr) {
+    return plan_default(dense_shape(m, n, k), device ? *device : hopper, size, math);
+  };
+  // 512, 896, 1024, 1100 (and 1000, read in vectors): the last round of 64 x 32 tiles at least 0.9 full.
+  for (const int n : {512, 896, 1000, 1024, 1100}) {
+    INFO(n);
+    const Plan staged = plan(n, n, n);
+    CHECK(chose(staged, "staged_64x32"));
+    CHECK(staged.variant.edges != EdgeMode::elements);
+    CHECK(staged.corner_m == n);  // all of C in tiles
+  }
+  CHECK(chose(plan(1024, 512, 700, 4, tilegemm::MathMode::ieee, nullptr), "staged_64x32"));  // 256 tiles, 0.97 full
+  // Outside: 640 and 768 (last rounds 0.76 and 0.73 full), past 1100 or below 512 on a side, K under 512, operands
+  // read an element at a time (1025), double, tensor math, batches, devices without cp.async.
+  for (const auto& [m, n, k] : {std::tuple{640, 640, 640}, std::tuple{768, 768, 768}, std::tuple{1101, 1101, 1101},
+                                std::tuple{1152, 1152, 1152}, std::tuple{511, 1024, 1024}, std::tuple{1024, 1024, 511},
+                                std::tuple{1025, 1025, 1025}}) {
+    INFO(m << "x" << n << "x" << k);
+    CHECK_FALSE(chose(plan(m, n, k), "staged_64x32"));
+  }
+  CHECK_FALSE(chose(plan(1024, 1024, 1024, 8), "staged_64x32"));
+  CHECK_FALSE(chose(plan(1024, 1024, 1024, 4, tilegemm::MathMode::tf32x3), "staged_64x32"));
+  const DeviceLimits without = h200();  // no compute capability read: not NVIDIA 8.0+
+  CHECK_FALSE(chose(plan(1024, 1024, 1024, 4, tilegemm::MathMode::ieee, &without), "staged_64x32"));
+  GemmShape batch = dense_shape(1024, 1024, 1024);
+  batch.batch = 2;
+  batch.a.stride = batch.b.stride = batch.c.stride = 1024 * 1024;
+  CHECK_FALSE(chose(plan_default(batch, hopper, 4), "staged_64x32"));
+  // 1536: 96 x 96 tiles, two a compute unit (the model; 1.19 times as fast as its 128 x 128 tiles on an H200).
+  CHECK(chose(plan(1536, 1536, 1536, 4, tilegemm::MathMode::ieee, &without), "gpu_96x96"));
+  CHECK(chose(plan(1536, 1536, 1536), "gpu_96x96"));
+}
+
 TEST_CASE("just past a multiple of the tiles, the default plan tiles the corner and leaves strips", "[unit][plan]") {
   const Plan past = plan_default(dense_shape(1025, 1025, 1025), h200(), 4);
   CHECK(past.corner_m == 1024);
@@ -891,9 +928,9 @@ TEST_CASE("AutoConfig's plan is of an entry of the built-in table that serves th
   for (const auto& [m, n, k] :
        {std::tuple{1, 1, 1}, std::tuple{100, 100, 100}, std::tuple{512, 512, 512}, std::tuple{600, 600, 600},
         std::tuple{768, 768, 768}, std::tuple{1000, 1000, 1000}, std::tuple{1024, 1024, 1024},
-        std::tuple{1025, 1025, 1025}, std::tuple{2049, 1025, 1025}, std::tuple{4096, 4096, 4096},
-        std::tuple{4097, 4097, 4097}, std::tuple{8192, 8192, 8192}, std::tuple{128, 128, 131072},
-        std::tuple{8192, 64, 512}, std::tuple{64, 8192, 512}}) {
+        std::tuple{1536, 1536, 1536}, std::tuple{1025, 1025, 1025}, std::tuple{2049, 1025, 1025},
+        std::tuple{4096, 4096, 4096}, std::tuple{4097, 4097, 4097}, std::tuple{8192, 8192, 8192},
+        std::tuple{128, 128, 131072}, std::tuple{8192, 64, 512}, std::tuple{64, 8192, 512}}) {
     shapes.push_back(dense_shape(m, n, k));
     shapes.push_back(dense_shape(m, n, k, true, true));
   }
