@@ -36,8 +36,9 @@
 namespace bench {
 
 // The configurations timed besides AutoConfig (every one takes batches): the built-in table's tiles for batches of
-// small and medium products (the in-place tensor-core ones in double only) and three of its GPU model's tiles (checked
-// below), and 64 x 64 with 4 x 8 in vectors of 4. A row the device cannot run (no tensor cores) is skipped.
+// small and medium products (the in-place tensor-core ones in double only; the staged one where cp.async runs) and
+// three of its GPU model's tiles (checked below), and 64 x 64 with 4 x 8 in vectors of 4. A row the device cannot run
+// (no tensor cores) is skipped.
 using BatchedCandidates =
     std::tuple<tilegemm::Prefetch<16, 16, 16, 2, 2, 2>, tilegemm::Prefetch<20, 20, 20, 2, 2, 2>,
                tilegemm::Prefetch<24, 24, 24, 2, 2, 2>, tilegemm::Prefetch<32, 32, 32, 2, 4, 2>,
@@ -47,7 +48,8 @@ using BatchedCandidates =
                tilegemm::Prefetch<32, 32, 16, 2, 2, 2>, tilegemm::Prefetch<64, 64, 16, 4, 4, 4>,
                tilegemm::Prefetch<64, 64, 16, 4, 8, 4>, tilegemm::Prefetch<128, 128, 8, 8, 8, 4>,
                tilegemm::InPlaceTensorCores<64, 64, 8, 4, 8, 1, 4>, tilegemm::InPlaceTensorCores<32, 32, 8, 2, 4, 1, 3>,
-               tilegemm::InPlaceTensorCores<32, 32, 16, 2, 4, 1>, tilegemm::InPlaceTensorCores<64, 64, 16, 4, 4, 2>>;
+               tilegemm::InPlaceTensorCores<32, 32, 16, 2, 4, 1>, tilegemm::InPlaceTensorCores<64, 64, 16, 4, 4, 2>,
+               tilegemm::StagedPrefetch<64, 64, 16, 4, 8, 2, 2>>;
 
 // Whether the list times the built-in table's entry `name`.
 template <class... Configs>
@@ -63,8 +65,9 @@ constexpr bool times_all_builtin(std::initializer_list<std::string_view> names) 
 }
 static_assert(times_all_builtin({"batch_16x16", "batch_20x20", "batch_24x24", "batch_32x32", "batch_16x16_double",
                                  "batch_20x20_double", "batch_24x24_double", "batch_32x32_double", "batch_64x64",
-                                 "batch_32x32_slices", "in_place_64x64", "in_place_32x32", "in_place_single_32x32",
-                                 "in_place_single_64x64", "gpu_32x32", "gpu_64x64", "gpu_128x128"}),
+                                 "batch_32x32_slices", "batch_64x64_staged", "in_place_64x64", "in_place_32x32",
+                                 "in_place_single_32x32", "in_place_single_64x64", "gpu_32x32", "gpu_64x64",
+                                 "gpu_128x128"}),
               "benchmark --batched times the built-in table's configurations for batches");
 
 // One operand of every problem, side by side in one host matrix and one OpenCL buffer: problem p's stored

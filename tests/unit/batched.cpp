@@ -156,11 +156,11 @@ TEST_CASE("AutoConfig gives batches of products up to 128 fixed tiles on GPUs in
   using namespace tilegemm::detail;
   DeviceLimits hopper = h200();
   hopper.compute_capability = 90;
-  // 64 x 64 tiles of 4 x 8 in vectors of 2, in float and double (on a GPU without FP64 tensor cores), where the model
-  // took others; K as deep as 128.
+  // 64 x 64 tiles of 4 x 8 in vectors of 2, in float and double (on a GPU without FP64 tensor cores or cp.async),
+  // where the model took others; K as deep as 128.
   for (const std::size_t size : {std::size_t(4), std::size_t(8)}) {
     INFO("scalar " << size);
-    const DeviceLimits& gpu = size == 8 ? h200() : hopper;
+    const DeviceLimits gpu = h200();
     const Plan medium = plan_default(batch_shape(64, 64, 64, 10000), gpu, size);
     CHECK(chose(medium, "batch_64x64"));
     CHECK(medium.global == std::array<std::size_t, 3>{16, 8, 10000});
@@ -184,6 +184,25 @@ TEST_CASE("AutoConfig gives batches of products up to 128 fixed tiles on GPUs in
   CHECK(!chose(plan_default(batch_shape(128, 128, 128, 1000), hopper, 4, tilegemm::MathMode::tf32), "batch_64x64"));
   CHECK(!chose(plan_default(batch_shape(128, 128, 128, 1000), hopper, 4, tilegemm::MathMode::tf32x3), "batch_64x64"));
   CHECK(chose(plan_default(batch_shape(128, 128, 128, 1000), h200(), 8, tilegemm::MathMode::tf32), "batch_64x64"));
+  // Float where cp.async runs: the same tiles with their slices copied ahead (staged), where K is whole slices of 16
+  // and the operands are read in vectors; else the tiles through registers.
+  for (const auto& [m, n, k, count] : {std::tuple{64, 64, 64, 10000}, std::tuple{128, 128, 128, 1000},
+                                       std::tuple{48, 48, 48, 10000}, std::tuple{40, 48, 128, 1000}}) {
+    INFO(m << "x" << n << "x" << k << " x" << count);
+    const Plan staged = plan_default(batch_shape(m, n, k, count), hopper, 4);
+    CHECK(chose(staged, "batch_64x64_staged"));
+    CHECK(staged.variant.edges != EdgeMode::elements);
+    CHECK(staged.global[2] == static_cast<std::size_t>(count));
+  }
+  CHECK(chose(plan_default(batch_shape(100, 100, 100, 2000), hopper, 4), "batch_64x64"));  // a partial last slice
+  CHECK(chose(plan_default(batch_shape(33, 40, 128, 1000), hopper, 4), "batch_64x64"));    // A's rows odd: elements
+  CHECK(chose(plan_default(batch_shape(65, 65, 64, 10000), hopper, 4), "batch_32x32_slices"));
+  GemmShape odd = batch_shape(64, 64, 64, 1000);
+  odd.a.ld = 65;  // A's columns start an element past a vector: read an element at a time
+  odd.a.stride = 65 * 64;
+  CHECK(chose(plan_default(odd, hopper, 4), "batch_64x64"));
+  CHECK(!chose(plan_default(batch_shape(64, 64, 64, 10000), hopper, 4, tilegemm::MathMode::tf32x3),
+               "batch_64x64_staged"));
 }
 
 TEST_CASE("AutoConfig reads double batches of 25 to 256 and single products up to 1024 in place on FP64 tensor cores",

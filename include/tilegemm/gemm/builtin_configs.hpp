@@ -64,7 +64,7 @@ struct BuiltinConfig {
 
 // The table. Every entry's measurements are in docs/configurations.md.
 // clang-format off
-inline constexpr std::array<BuiltinConfig, 43> builtin_configs = {{
+inline constexpr std::array<BuiltinConfig, 44> builtin_configs = {{
     // Whole C in tiles, chosen per shape by the GPU model; 64 x 128 needs more than 48 KiB of local memory in double.
     {"gpu_128x128", DeviceLevel::gpus, ieee_both, describe<Prefetch<128, 128, 8, 8, 8, 4>>,
      GpuModel{ModelFigures{2, 47.0}, ModelFigures{1, 19.8}, true}},
@@ -102,6 +102,8 @@ inline constexpr std::array<BuiltinConfig, 43> builtin_configs = {{
     // Batches of products up to 128 on a side: 64 x 64 tiles, or 32 x 32 where those cover C with fewer elements.
     {"batch_64x64", DeviceLevel::gpus, ieee_both, describe<Prefetch<64, 64, 16, 4, 8, 2>>, std::nullopt},
     {"batch_32x32_slices", DeviceLevel::gpus, ieee_both, describe<Prefetch<32, 32, 16, 2, 4, 2>>, std::nullopt},
+    // The same 64 x 64 tiles for float where cp.async runs, their slices copied two ahead, where K is whole slices.
+    {"batch_64x64_staged", DeviceLevel::tensor_cores, float_ieee, describe<StagedPrefetch<64, 64, 16, 4, 8, 2, 2>>, std::nullopt},
     // Double on FP64 tensor cores, operands read in place, the slices copied by cp.async (Stages 4 and 3): batches of
     // 25 to 256 on a side in 64 x 64 tiles, or 32 x 32 where those cover C with fewer elements; single products up to
     // 1024 on a side, in 32 x 32 tiles (slices through registers) up to 512 x 512 of C, 64 x 64 ones (the same) up to

@@ -9,6 +9,7 @@
 
 #include "../config/fixed_string.hpp"
 #include "../config/tile_config.hpp"
+#include "async_copies.hpp"
 #include "family_defaults.hpp"
 #include "prefetch.hpp"
 #include "program_text.hpp"
@@ -88,10 +89,9 @@ inline void multiply_slice(__local const realV* a_tile, __local const realV* b_t
   }
 }
 
-// Stores the lane's elements of the tile: C(m, n) = alpha * acc + beta * C(m, n) inside M x N (STORE_C), or with
-// `raw` acc as it is, into a workspace of whole tiles.
+// Stores the lane's elements of the tile: C(m, n) = alpha * acc + beta * C(m, n) inside M x N (STORE_C).
 inline void store_block(real acc[WPTM][WPTN], const int M, const int N, const real alpha, const real beta,
-                        __global real* C, const int ldc, const bool raw) {
+                        __global real* C, const int ldc) {
   const int tid = local_index();
   const int first_m = TSM * get_group_id(0) + place_m(tid);
   const int first_n = TSN * get_group_id(1) + tid / 32 / WARPS_M * WN + 2 * (tid % 4);
@@ -101,11 +101,7 @@ inline void store_block(real acc[WPTM][WPTN], const int M, const int N, const re
     for (int j = 0; j < WPTN; ++j) {
       const int m = first_m + 16 * (i / 2) + 8 * (i % 2);
       const int n = first_n + 8 * (j / 2) + j % 2;
-      if (raw) {
-        C[m + n * ldc] = acc[i][j];
-      } else {
-        STORE_C(m, n, acc[i][j]);
-      }
+      STORE_C(m, n, acc[i][j]);
     }
 }
 )CLC";
@@ -119,14 +115,6 @@ inline constexpr char in_place_mma_async_source[] = R"CLC(
 // neighbouring elements of the operand as it is stored: ELEMENTS_A of A and ELEMENTS_B of B each per slice.
 #define ELEMENTS_A (TSM * TSK / THREADS)
 #define ELEMENTS_B (TSN * TSK / THREADS)
-#define TEXT_OF(x) #x
-#define TEXT(x) TEXT_OF(x)
-inline void copy_element(__local real* to, __global const real* from, const bool inside) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"((uint)(ulong)to), "l"(from), "r"(inside ? 8 : 0)
-               : "memory");
-}
-inline void end_copy_group() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-inline void wait_for_copy_groups() { asm volatile("cp.async.wait_group " TEXT(STAGES - 2) ";" ::: "memory"); }
 
 // Starts copying the work-item's elements of one operand's slice at k0 into `slice` (rows of `row` doubles); `tile` is
 // the operand's first element of the tile, `rows` its rows (M or N) from the tile's first on.
@@ -140,7 +128,7 @@ inline void copy_operand(__local real* slice, const int row, __global const real
     const int k = k_contiguous ? e % TSK : e / outer;
     const bool inside = EDGES == EDGES_WHOLE_TILES || (r < rows && k0 + k < K);
     const int at = k_contiguous ? r * ld + k0 + k : (k0 + k) * ld + r;
-    copy_element(slice + k * row + r, inside ? tile + at : tile, inside);
+    copy_async(slice + k * row + r, inside ? tile + at : tile, sizeof(real), inside);
   }
 }
 
@@ -202,7 +190,7 @@ void gemm_in_place_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   multiply_tile(acc, M, N, K, 0, K, A, IN_BATCH(a_offset, a_stride), lda, B, IN_BATCH(b_offset, b_stride), ldb,
                 a_tiles, b_tiles);
 #endif
-  store_block(acc, M, N, alpha, beta, C + IN_BATCH(c_offset, c_stride), ldc, false);
+  store_block(acc, M, N, alpha, beta, C + IN_BATCH(c_offset, c_stride), ldc);
 }
 )CLC";
 
@@ -263,7 +251,8 @@ struct FamilyTraits<Family::in_place_tensor_cores> : FamilyDefaults {
 
   static constexpr TextPiece helpers =
       joined_piece<prefetch_loads_source, in_place_mma_steps_source, tensor_cores_fp64_mma_source,
-                   in_place_mma_lanes_source, prefetch_tile_loop_source, in_place_mma_async_source>();
+                   in_place_mma_lanes_source, prefetch_tile_loop_source, async_copies_source,
+                   in_place_mma_async_source>();
   static constexpr EntryPoint product = {"gemm_in_place_tensor_cores", piece_of<in_place_mma_product_source>()};
 };
 

@@ -9,6 +9,7 @@
 
 #include "../config/fixed_string.hpp"
 #include "../config/tile_config.hpp"
+#include "async_copies.hpp"
 #include "family_defaults.hpp"
 #include "prefetch.hpp"
 #include "program_text.hpp"
@@ -41,24 +42,6 @@ typedef realV item;
 #endif
 #define ITEMS_A (TSM * TSK / UNIT / THREADS)
 #define ITEMS_B (TSN * TSK / UNIT / THREADS)
-#define TEXT_OF(x) #x
-#define TEXT(x) TEXT_OF(x)
-
-// Starts copying one item into local memory; an item outside the operand (inside false) is zeros, a copy of no
-// bytes. 16 bytes go past L1 (.cg), as only they may.
-inline void copy_item(__local real* to, __global const item* from, const bool inside) {
-  const uint at = (uint)(ulong)to;
-  if (sizeof(item) == 16) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(at), "l"(from), "r"(inside ? 16 : 0)
-                 : "memory");
-  } else if (sizeof(item) == 8) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(at), "l"(from), "r"(inside ? 8 : 0) : "memory");
-  } else {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(at), "l"(from), "r"(inside ? 4 : 0) : "memory");
-  }
-}
-inline void end_copy_group() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-inline void wait_for_copy_groups() { asm volatile("cp.async.wait_group " TEXT(STAGES - 2) ";" ::: "memory"); }
 
 // Starts copying the work-item's items of one operand's slice at k0 into `slice`; `tile` is the operand's first item
 // of the tile, `rows` its rows (M or N) from the tile's first on, `outer` TSM or TSN. Neighbouring work-items copy
@@ -73,7 +56,8 @@ inline void copy_operand(__local real* slice, const int stride, __global const i
     const int k = k_contiguous ? e % (TSK / UNIT) * UNIT : e / (outer / UNIT);
     const bool inside = EDGES == EDGES_WHOLE_TILES || (r < rows && k0 + k < K);
     const int at = k_contiguous ? r * ld + (k0 + k) / UNIT : (k0 + k) * ld + r / UNIT;
-    copy_item(slice + (k_contiguous ? r * stride + k : k * stride + r), inside ? tile + at : tile, inside);
+    copy_async(slice + (k_contiguous ? r * stride + k : k * stride + r), inside ? tile + at : tile, sizeof(item),
+               inside);
   }
 }
 
@@ -219,7 +203,8 @@ struct FamilyTraits<Family::staged_prefetch> : FamilyDefaults {
     return {};
   }
 
-  static constexpr TextPiece helpers = joined_piece<prefetch_placement_source, staged_prefetch_source>();
+  static constexpr TextPiece helpers =
+      joined_piece<prefetch_placement_source, async_copies_source, staged_prefetch_source>();
   static constexpr EntryPoint product = {"gemm_staged_prefetch", piece_of<staged_prefetch_product_source>()};
 };
 
