@@ -91,6 +91,8 @@ void check_config(const CallContext& call) {
   } else if (config.family == tilegemm::Family::bulk_tensor_cores) {  // double from compute capability 9.0 only
     if (!has_copy_engine(call.limits) || !std::is_same_v<Scalar, double>) return;
     plain.mma = require_implementable(config, call.limits, sizeof(Scalar), tilegemm::MathMode::ieee);
+  } else if (config.family == tilegemm::Family::staged_prefetch) {  // cp.async: compute capability 8.0 and newer
+    if (!has_tensor_cores(call.limits)) return;
   } else if (config.uses_tensor_cores) {  // only where there are tensor cores, in the kinds the planner would pick
     if (!has_tensor_cores(call.limits)) return;
     plain.mma = require_implementable(config, call.limits, sizeof(Scalar), tilegemm::MathMode::tf32x3);
@@ -137,6 +139,7 @@ void check_families(const CallContext& call, bool slow) {
     check_config<tilegemm::WarpgroupMma<128, 128, 8, 6>, Scalar>(call);
     // The copy engine's double, within 48 KiB.
     check_config<tilegemm::BulkTensorCores<64, 64, 8, 32, 32, 3>, Scalar>(call);
+    check_config<tilegemm::StagedPrefetch<64, 32, 16, 4, 4, 2, 3>, Scalar>(call);
     return;
   }
   check_config<tilegemm::Prefetch<128, 128, 8, 8, 8, 4>, Scalar>(call);

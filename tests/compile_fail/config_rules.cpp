@@ -28,6 +28,8 @@
 #define warpgroup_slices 23
 #define warpgroup_layout 24
 #define warpgroup_stages 25
+#define staged_stages 26
+#define staged_copy_sizes 27
 // clang-format on
 
 int main() {
@@ -79,6 +81,10 @@ int main() {
   return tilegemm::TileConfig<128, 128, 8, 4, 32, 1, tilegemm::Family::warpgroup_mma, 6>::threads;
 #elif TILEGEMM_RULE == warpgroup_stages
   return tilegemm::WarpgroupMma<128, 128, 8, 2>::threads;
+#elif TILEGEMM_RULE == staged_stages
+  return tilegemm::StagedPrefetch<64, 32, 16, 4, 4, 4, 1>::threads;
+#elif TILEGEMM_RULE == staged_copy_sizes
+  return tilegemm::StagedPrefetch<64, 64, 16, 8, 8, 8, 2>::threads;
 #endif
   return 0;
 }

@@ -26,6 +26,9 @@ int main() {
   sum += tilegemm::WarpgroupMma<128, 128, 8, 6>::threads;
   sum += tilegemm::WarpgroupMma<64, 256, 16, 3>::threads;
   sum += tilegemm::TileConfig<128, 128, 8, 2, 32, 1, tilegemm::Family::warpgroup_mma, 8>::threads;
+  // staged_prefetch: 2 to 8 stages, vectors of at most 4
+  sum += tilegemm::StagedPrefetch<64, 32, 16, 4, 4, 4, 2>::threads;
+  sum += tilegemm::StagedPrefetch<64, 64, 16, 8, 8, 4, 8>::threads;
   Eigen::MatrixXd ad(4, 4), cd(4, 4);
   sum += static_cast<int>(tilegemm::gpu_gemm(ad, ad).size());  // a supported scalar, the same on both sides
   tilegemm::gpu_gemm(ad, ad, cd, 1.0, 0.0);                    // C of A's and B's scalar

@@ -268,6 +268,7 @@ TEST_CASE("a configuration described at run time equals describe<Config>", "[uni
   same_as_compile_time<tilegemm::WarpgroupMma<128, 128, 8, 6>>();
   same_as_compile_time<tilegemm::WarpgroupMma<64, 256, 16, 3>>();
   same_as_compile_time<tilegemm::BulkTensorCores<128, 128, 32, 64, 32, 3>>();
+  same_as_compile_time<tilegemm::StagedPrefetch<96, 64, 16, 6, 8, 2, 3>>();
   for (const BuiltinConfig& entry : builtin_configs) {
     const KernelDescription& d = entry.config;
     const std::optional<KernelDescription> got = describe_at_run_time(d.family, d.tile);
@@ -290,6 +291,10 @@ TEST_CASE("a configuration described at run time equals describe<Config>", "[uni
   CHECK(!describe_at_run_time(tilegemm::Family::bulk_tensor_cores, {128, 128, 32, 8, 8, 4, 1}));  // 1 buffer
   CHECK(describe_at_run_time(tilegemm::Family::bulk_tensor_cores, {128, 128, 32, 8, 8, 4, 3})->family_name ==
         std::string("bulk_tensor_cores"));
+  CHECK(!describe_at_run_time(tilegemm::Family::staged_prefetch, {64, 32, 16, 4, 4, 4, 1}, &why));  // 1 stage
+  CHECK(why.find("copies 2 to 8 slices") != std::string::npos);
+  CHECK(!describe_at_run_time(tilegemm::Family::staged_prefetch, {64, 64, 16, 8, 8, 8, 2}, &why));
+  CHECK(why.find("at most 16 bytes") != std::string::npos);
   CHECK(!describe_at_run_time(static_cast<tilegemm::Family>(42), {64, 64, 16, 4, 4, 4, 1}));
 }
 
