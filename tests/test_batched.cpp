@@ -348,6 +348,7 @@ TEST_CASE("staged_prefetch batched, and AutoConfig's medium float products on it
   check_batch<tilegemm::AutoConfig, float>(queue, true, false, {1024, 512, 700}, 1, -1.0f, 0.0f);
   check_batch<tilegemm::AutoConfig, float>(queue, false, true, {896, 896, 896}, 1, 0.5f, -1.0f);
   check_batch<tilegemm::AutoConfig, float>(queue, true, true, {1100, 1100, 612}, 1, 1.0f, 1.0f);
+  check_batch<tilegemm::AutoConfig, float>(queue, true, false, {2048, 2100, 256}, 1, 0.75f, -0.5f);  // shallow
   // And its batches of 64 x 64 tiles with slices copied ahead (batch_64x64_staged), K whole slices of 16.
   check_batch<tilegemm::StagedPrefetch<64, 64, 16, 4, 8, 2, 2>, float>(queue, false, true, {70, 33, 48}, 3, 0.5f, 2.0f);
   check_batch<tilegemm::AutoConfig, float>(queue, false, false, {64, 64, 64}, 200, 1.0f, 0.0f);

@@ -109,7 +109,7 @@ TEST_CASE("medium float products whose tiles leave compute units idle are split 
   CHECK(plan_product(builtin("gpu_split_128x64").config, dense_shape(512, 512, 24), h200(), 4, options).slices == 3);
 }
 
-TEST_CASE("medium float products take staged 64 x 32 tiles where cp.async runs and they fill the units",
+TEST_CASE("medium and shallow float products take staged tiles where cp.async runs and they fill the units",
           "[unit][plan]") {
   const DeviceLimits hopper = h200_with_tensor_cores();
   const auto plan = [&](int m, int n, int k, std::size_t size = 4, tilegemm::MathMode math = tilegemm::MathMode::ieee,
@@ -141,6 +141,21 @@ TEST_CASE("medium float products take staged 64 x 32 tiles where cp.async runs a
   batch.batch = 2;
   batch.a.stride = batch.b.stride = batch.c.stride = 1024 * 1024;
   CHECK_FALSE(chose(plan_default(batch, hopper, 4), "staged_64x32"));
+  // C of 2048 and more on each side, 128 to 512 deep: 128 x 64 tiles, slices copied one ahead; not 1024 deep, not 64.
+  for (const auto& [m, n, k] : {std::tuple{4096, 4096, 256}, std::tuple{2048, 2048, 128}, std::tuple{8192, 2048, 512},
+                                std::tuple{2048, 3000, 300}}) {
+    INFO(m << "x" << n << "x" << k);
+    const Plan shallow = plan(m, n, k);
+    CHECK(chose(shallow, "staged_128x64_shallow"));
+    CHECK(shallow.corner_m == m);
+    CHECK(shallow.variant.edges != EdgeMode::elements);
+  }
+  for (const auto& [m, n, k] : {std::tuple{4096, 4096, 1024}, std::tuple{4096, 4096, 64}, std::tuple{2047, 4096, 256},
+                                std::tuple{4097, 4096, 256}}) {
+    INFO(m << "x" << n << "x" << k);
+    CHECK_FALSE(chose(plan(m, n, k), "staged_128x64_shallow"));
+  }
+  CHECK_FALSE(chose(plan(4096, 4096, 256, 4, tilegemm::MathMode::ieee, &without), "staged_128x64_shallow"));
   // 1536: 96 x 96 tiles, two a compute unit (the model; 1.19 times as fast as its 128 x 128 tiles on an H200).
   CHECK(chose(plan(1536, 1536, 1536, 4, tilegemm::MathMode::ieee, &without), "gpu_96x96"));
   CHECK(chose(plan(1536, 1536, 1536), "gpu_96x96"));
@@ -928,9 +943,10 @@ TEST_CASE("AutoConfig's plan is of an entry of the built-in table that serves th
   for (const auto& [m, n, k] :
        {std::tuple{1, 1, 1}, std::tuple{100, 100, 100}, std::tuple{512, 512, 512}, std::tuple{600, 600, 600},
         std::tuple{768, 768, 768}, std::tuple{1000, 1000, 1000}, std::tuple{1024, 1024, 1024},
-        std::tuple{1536, 1536, 1536}, std::tuple{1025, 1025, 1025}, std::tuple{2049, 1025, 1025},
-        std::tuple{4096, 4096, 4096}, std::tuple{4097, 4097, 4097}, std::tuple{8192, 8192, 8192},
-        std::tuple{128, 128, 131072}, std::tuple{8192, 64, 512}, std::tuple{64, 8192, 512}}) {
+        std::tuple{1536, 1536, 1536}, std::tuple{4096, 4096, 256}, std::tuple{1025, 1025, 1025},
+        std::tuple{2049, 1025, 1025}, std::tuple{4096, 4096, 4096}, std::tuple{4097, 4097, 4097},
+        std::tuple{8192, 8192, 8192}, std::tuple{128, 128, 131072}, std::tuple{8192, 64, 512},
+        std::tuple{64, 8192, 512}}) {
     shapes.push_back(dense_shape(m, n, k));
     shapes.push_back(dense_shape(m, n, k, true, true));
   }

@@ -64,7 +64,7 @@ struct BuiltinConfig {
 
 // The table. Every entry's measurements are in docs/configurations.md.
 // clang-format off
-inline constexpr std::array<BuiltinConfig, 44> builtin_configs = {{
+inline constexpr std::array<BuiltinConfig, 45> builtin_configs = {{
     // Whole C in tiles, chosen per shape by the GPU model; 64 x 128 needs more than 48 KiB of local memory in double.
     {"gpu_128x128", DeviceLevel::gpus, ieee_both, describe<Prefetch<128, 128, 8, 8, 8, 4>>,
      GpuModel{ModelFigures{2, 47.0}, ModelFigures{1, 19.8}, true}},
@@ -78,9 +78,11 @@ inline constexpr std::array<BuiltinConfig, 44> builtin_configs = {{
      GpuModel{ModelFigures{8, 18.4}, ModelFigures{8, 9.2}, true}},
     {"gpu_96x96", DeviceLevel::gpus, float_ieee, describe<Prefetch<96, 96, 16, 6, 8, 2>>,
      GpuModel{ModelFigures{2, 41.0}, std::nullopt, false}},
-    // Float of 512 to 1100 on a side on NVIDIA 8.0+: small tiles, their slices copied by cp.async (default_plan.hpp's
-    // staged_float_choice).
+    // Float on NVIDIA 8.0+, slices copied by cp.async (default_plan.hpp's staged_float_choice): 512 to 1100 on a side
+    // in small tiles...
     {"staged_64x32", DeviceLevel::tensor_cores, float_ieee, describe<StagedPrefetch<64, 32, 16, 4, 4, 4, 2>>, std::nullopt},
+    // ... and C of 2048 and more on each side, 128 to 512 deep: 128 x 64 tiles.
+    {"staged_128x64_shallow", DeviceLevel::tensor_cores, float_ieee, describe<StagedPrefetch<128, 64, 16, 8, 8, 4, 2>>, std::nullopt},
     // C too small to fill the device while K is long.
     {"gpu_split_k", DeviceLevel::gpus, ieee_both, describe<SplitK<64, 64, 16, 4, 4, 4>>, std::nullopt},
     // The model's tiles on slices of K, for float products whose tiles leave compute units idle (the model chooses

@@ -36,6 +36,7 @@ inline constexpr const BuiltinConfig& in_place_small_tiles = builtin("in_place_3
 inline constexpr const BuiltinConfig& in_place_single_small_c = builtin("in_place_single_32x32");
 inline constexpr const BuiltinConfig& in_place_single_medium_c = builtin("in_place_single_64x64");
 inline constexpr const BuiltinConfig& staged_float_tiles = builtin("staged_64x32");
+inline constexpr const BuiltinConfig& staged_shallow_tiles = builtin("staged_128x64_shallow");
 
 // Products with fewer multiply-adds than this stay on the other families: the packing of operands and the launches
 // it adds are not paid back.
@@ -233,31 +234,47 @@ inline const BuiltinConfig* in_place_double_choice(const GemmShape& s, const Dev
   return entry;
 }
 
-// The plan for a single float product in IEEE arithmetic of 512 to 1100 on each side of C and at least 512 deep, on
-// devices with cp.async: 64 x 32 tiles whose slices are copied into local memory several ahead (staged_prefetch),
-// where their count fills the compute units' last round to at least staged_fill_from and the operands are read in
-// vectors. On an H200 (benchmarks/README.md "Float at medium sizes: slices copied ahead") they took 512^3 in 16.9 us
-// against the model's 21.1 (split-K), 896^3 49.3 against 65.4, 1024^3 69.3 against 74.2 and 1100^3 92.3 against 96.2;
-// where the last round is emptier the model's plans were level or faster (640^3 28.4 against 30.9, 768 and 1280
-// within 4%), and read an element at a time (1025) they were slower. None elsewhere.
+// Single float products in IEEE arithmetic on devices with cp.async whose slices are best copied into local memory
+// several ahead (staged_prefetch), in two kinds, each where the operands are read in vectors (none elsewhere):
+// - 512 to 1100 on each side of C and at least 512 deep: 64 x 32 tiles, where their count fills the compute units'
+//   last round to at least staged_fill_from. On an H200 (benchmarks/README.md "Float at medium sizes: slices copied
+//   ahead") they took 512^3 in 16.9 us against the model's 21.1 (split-K), 896^3 49.3 against 65.4, 1024^3 69.3
+//   against 74.2 and 1100^3 92.3 against 96.2; where the last round is emptier the model's plans were level or faster
+//   (640^3 28.4 against 30.9, 768 and 1280 within 4%), and read an element at a time (1025) they were slower.
+// - C of at least 2048 on each side, 128 to 512 deep: 128 x 64 tiles, slices 16 deep copied one ahead. There
+//   4096 x 4096 x 256 took 218 us against the model's 253, x 128 142 against 170, x 512 399 against 413, 2048 x 2048
+//   x 256 68 against 72 and 8192 x 8192 x 256 787 against 833; at 1024 deep they were level.
 inline constexpr int staged_float_from = 512;
 inline constexpr int staged_float_up_to = 1100;
 inline constexpr double staged_fill_from = 0.9;
-inline std::optional<Plan> plan_staged_float(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
-                                             MathMode math) {
-  if (scalar_size != sizeof(float) || math != MathMode::ieee || s.batch > 1 || std::min(s.m, s.n) < staged_float_from ||
-      std::max(s.m, s.n) > staged_float_up_to || s.k < staged_float_from || device.compute_units == 0 ||
-      !builtin_fits(staged_float_tiles, device, scalar_size) ||
-      !implementation_on(staged_float_tiles.config, device, scalar_size, math).possible()) {
-    return std::nullopt;
+inline constexpr int staged_shallow_from = 2048;
+inline constexpr int staged_shallow_depth_from = 128;
+inline constexpr int staged_shallow_depth_up_to = 512;
+inline const BuiltinConfig* staged_float_choice(const GemmShape& s, long long units) {
+  if (std::min(s.m, s.n) >= staged_shallow_from && s.k >= staged_shallow_depth_from &&
+      s.k <= staged_shallow_depth_up_to) {
+    return &staged_shallow_tiles;
   }
-  const long long units = device.compute_units;
+  if (std::min(s.m, s.n) < staged_float_from || std::max(s.m, s.n) > staged_float_up_to || s.k < staged_float_from) {
+    return nullptr;
+  }
   const long long tiles = tiles_of(s, staged_float_tiles.config.tile);
   const long long rounds = (tiles + units - 1) / units;
-  if (static_cast<double>(tiles) < staged_fill_from * static_cast<double>(rounds * units)) return std::nullopt;
-  std::optional<Plan> plan =
-      plan_if_fits(staged_float_tiles.config, s, device, scalar_size,
-                   corner_options(staged_float_tiles.config, s, device, scalar_size, math, true));
+  return static_cast<double>(tiles) >= staged_fill_from * static_cast<double>(rounds * units) ? &staged_float_tiles
+                                                                                              : nullptr;
+}
+inline std::optional<Plan> plan_staged_float(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
+                                             MathMode math) {
+  if (scalar_size != sizeof(float) || math != MathMode::ieee || s.batch > 1 || device.compute_units == 0) {
+    return std::nullopt;
+  }
+  const BuiltinConfig* entry = staged_float_choice(s, device.compute_units);
+  if (entry == nullptr || !builtin_fits(*entry, device, scalar_size) ||
+      !implementation_on(entry->config, device, scalar_size, math).possible()) {
+    return std::nullopt;
+  }
+  std::optional<Plan> plan = plan_if_fits(entry->config, s, device, scalar_size,
+                                          corner_options(entry->config, s, device, scalar_size, math, true));
   if (!plan || plan->variant.edges == EdgeMode::elements) return std::nullopt;
   return plan;
 }
