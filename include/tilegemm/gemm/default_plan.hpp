@@ -181,18 +181,26 @@ inline const BuiltinConfig* medium_batch_choice(const GemmShape& s, const Device
 // whole slices of 16 and the operands are read in vectors: on an H200 10,000 x 64^3 took 172 us against 193 through
 // registers (cuBLAS 186), 1,000 x 128^3 125 against 127 (cuBLAS 124), 10,000 x 48^3 126 against 129; 2,000 x 100^3,
 // whose last slice is a partial one, 216 against 212. None elsewhere.
-inline std::optional<Plan> plan_staged_batch(const BuiltinConfig& chosen, const GemmShape& s,
-                                             const DeviceLimits& device, std::size_t scalar_size) {
-  const KernelDescription& staged = medium_batch_staged_tiles.config;
-  if (&chosen != &medium_batch_tiles || scalar_size != sizeof(float) || s.k % staged.tile.tsk != 0 ||
-      !builtin_fits(medium_batch_staged_tiles, device, scalar_size) ||
-      !implementation_on(staged, device, scalar_size, MathMode::ieee).possible()) {
+// The plan of a staged_prefetch entry on the whole C, where the device runs it and the operands are read in vectors
+// (an element at a time its copies were slower than the prefetch kernel's loads); none elsewhere.
+inline std::optional<Plan> plan_staged(const BuiltinConfig& entry, const GemmShape& s, const DeviceLimits& device,
+                                       std::size_t scalar_size, MathMode math) {
+  if (!builtin_fits(entry, device, scalar_size) ||
+      !implementation_on(entry.config, device, scalar_size, math).possible()) {
     return std::nullopt;
   }
-  std::optional<Plan> plan = plan_if_fits(staged, s, device, scalar_size,
-                                          corner_options(staged, s, device, scalar_size, MathMode::ieee, true));
+  std::optional<Plan> plan = plan_if_fits(entry.config, s, device, scalar_size,
+                                          corner_options(entry.config, s, device, scalar_size, math, true));
   if (!plan || plan->variant.edges == EdgeMode::elements) return std::nullopt;
   return plan;
+}
+inline std::optional<Plan> plan_staged_batch(const BuiltinConfig& chosen, const GemmShape& s,
+                                             const DeviceLimits& device, std::size_t scalar_size) {
+  if (&chosen != &medium_batch_tiles || scalar_size != sizeof(float) ||
+      s.k % medium_batch_staged_tiles.config.tile.tsk != 0) {
+    return std::nullopt;
+  }
+  return plan_staged(medium_batch_staged_tiles, s, device, scalar_size, MathMode::ieee);
 }
 
 // The configuration for double on FP64 tensor cores where packing the operands would cost more than the product:
@@ -269,14 +277,7 @@ inline std::optional<Plan> plan_staged_float(const GemmShape& s, const DeviceLim
     return std::nullopt;
   }
   const BuiltinConfig* entry = staged_float_choice(s, device.compute_units);
-  if (entry == nullptr || !builtin_fits(*entry, device, scalar_size) ||
-      !implementation_on(entry->config, device, scalar_size, math).possible()) {
-    return std::nullopt;
-  }
-  std::optional<Plan> plan = plan_if_fits(entry->config, s, device, scalar_size,
-                                          corner_options(entry->config, s, device, scalar_size, math, true));
-  if (!plan || plan->variant.edges == EdgeMode::elements) return std::nullopt;
-  return plan;
+  return entry ? plan_staged(*entry, s, device, scalar_size, math) : std::nullopt;
 }
 
 // A tensor-core plan with strips replaced by the 96 x 96 tiles of the whole C where those are at most one per
