@@ -72,6 +72,22 @@ bool run(const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>& a,
   return ok;
 }
 
+// The same for a configuration that needs something of the device (`needs`, e.g. "tensor cores"): where the device
+// lacks it, gpu_gemm throws tilegemm::Error with CL_INVALID_DEVICE before anything is built, which is said, not failed.
+template <class Config, class Scalar>
+bool run_where_it_can(const char* needs, const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>& a,
+                      const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>& b, const Eigen::MatrixXd& reference,
+                      const std::string& mode = "", double tolerance = 1e-4) {
+  try {
+    return run<Config>(a, b, reference, mode, tolerance);
+  } catch (const tilegemm::Error& e) {
+    if (e.code() != CL_INVALID_DEVICE) throw;
+    std::printf("%-52s needs %s: tilegemm::Error, code() CL_INVALID_DEVICE\n  %s\n", Config::name().c_str(), needs,
+                e.what());
+    return true;
+  }
+}
+
 int main(int argc, char** argv) try {
   char* end = nullptr;
   const long n = argc > 1 ? std::strtol(argv[1], &end, 10) : 1024;
@@ -93,13 +109,7 @@ int main(int argc, char** argv) try {
   bool ok = run<tilegemm::AutoConfig>(a, b, reference);  // what tilegemm::gpu_gemm(a, b) uses
   ok = run<TutorialKernel6>(a, b, reference) && ok;
   ok = run<TutorialKernel9>(a, b, reference) && ok;
-  try {
-    ok = run<Staged>(a, b, reference) && ok;
-  } catch (const tilegemm::Error& e) {
-    if (e.code() != CL_INVALID_DEVICE) throw;
-    std::printf("%-52s needs cp.async: tilegemm::Error, code() CL_INVALID_DEVICE\n  %s\n", Staged::name().c_str(),
-                e.what());
-  }
+  ok = run_where_it_can<Staged>("cp.async", a, b, reference) && ok;
 
   // A device limit is a run-time error, thrown before anything is built; the message says which limit and what
   // to change, and code() tells the two limits from other failures, which this example does not expect.
@@ -117,49 +127,22 @@ int main(int argc, char** argv) try {
   {
     const tilegemm::ScopedMathMode tf32x3(tilegemm::MathMode::tf32x3);
     ok = run<tilegemm::AutoConfig>(a, b, reference, " in tf32x3") && ok;
-    try {
-      ok = run<TensorCores>(a, b, reference, " in tf32x3") && ok;
-    } catch (const tilegemm::Error& e) {
-      if (e.code() != CL_INVALID_DEVICE) throw;
-      std::printf("%-52s needs tensor cores: tilegemm::Error, code() CL_INVALID_DEVICE\n  %s\n",
-                  TensorCores::name().c_str(), e.what());
-    }
+    ok = run_where_it_can<TensorCores>("tensor cores", a, b, reference, " in tf32x3") && ok;
   }
 
   // TF32, as cuBLAS's TF32 mode, on H100 and H200 through wgmma; AutoConfig takes it there for large products.
   {
     const tilegemm::ScopedMathMode tf32(tilegemm::MathMode::tf32);
-    try {
-      ok = run<Warpgroup>(a, b, reference, " in tf32", tf32_tolerance) && ok;
-    } catch (const tilegemm::Error& e) {
-      if (e.code() != CL_INVALID_DEVICE) throw;
-      std::printf("%-52s needs wgmma: tilegemm::Error, code() CL_INVALID_DEVICE\n  %s\n", Warpgroup::name().c_str(),
-                  e.what());
-    }
+    ok = run_where_it_can<Warpgroup>("wgmma", a, b, reference, " in tf32", tf32_tolerance) && ok;
   }
 
   // Double on the tensor cores through the copy engine (the same values as doubles: the reference is exact for them
   // up to double's rounding).
-  try {
-    ok = run<Bulk>(Eigen::MatrixXd(a.cast<double>()), Eigen::MatrixXd(b.cast<double>()), reference, " in double",
-                   1e-12) &&
-         ok;
-  } catch (const tilegemm::Error& e) {
-    if (e.code() != CL_INVALID_DEVICE) throw;
-    std::printf("%-52s needs the copy engine: tilegemm::Error, code() CL_INVALID_DEVICE\n  %s\n", Bulk::name().c_str(),
-                e.what());
-  }
+  const Eigen::MatrixXd ad = a.cast<double>(), bd = b.cast<double>();
+  ok = run_where_it_can<Bulk>("the copy engine", ad, bd, reference, " in double", 1e-12) && ok;
 
   // Double on tensor cores with A and B read in place.
-  try {
-    ok = run<InPlace>(Eigen::MatrixXd(a.cast<double>()), Eigen::MatrixXd(b.cast<double>()), reference, " in double",
-                      1e-12) &&
-         ok;
-  } catch (const tilegemm::Error& e) {
-    if (e.code() != CL_INVALID_DEVICE) throw;
-    std::printf("%-52s needs tensor cores: tilegemm::Error, code() CL_INVALID_DEVICE\n  %s\n", InPlace::name().c_str(),
-                e.what());
-  }
+  ok = run_where_it_can<InPlace>("tensor cores", ad, bd, reference, " in double", 1e-12) && ok;
 
   std::printf("\n%s\n", ok ? "ok: every configuration that ran matches the double-precision product"
                            : "FAILED: a product differs from the double-precision one by more than its tolerance");
