@@ -3,7 +3,6 @@
 // each operand has in global memory: no registers hold slices on their way, and slices arrive several ahead.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <string>
 
@@ -13,7 +12,6 @@
 #include "family_defaults.hpp"
 #include "prefetch.hpp"
 #include "program_text.hpp"
-#include "tensor_cores.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -149,11 +147,9 @@ void gemm_staged_prefetch(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
 }
 )CLC";
 
-// A slice of one operand in local memory, in elements: the larger of its two layouts (the kernel's comment), since
-// the layout is the program's and the configuration's local memory is counted once for all of them.
-constexpr int staged_slice_elements(int outer_tile, int tsk, int vw) {
-  return std::max(tsk * outer_tile, outer_tile * (tsk + vw));
-}
+// A slice of one operand in local memory, in elements: the larger of its two layouts (the kernel's comment), row by
+// row with padding, since the layout is the program's and the configuration's local memory is counted once for all.
+constexpr int staged_slice_elements(int outer_tile, int tsk, int vw) { return outer_tile * (tsk + vw); }
 constexpr std::size_t staged_local_elements(const TileShape& t) {
   return static_cast<std::size_t>(t.stages) *
          (staged_slice_elements(t.tsm, t.tsk, t.vw) + staged_slice_elements(t.tsn, t.tsk, t.vw));
