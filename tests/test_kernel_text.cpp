@@ -248,10 +248,17 @@ TEST_CASE("a warpgroup_mma program marks its sm_90a instructions and asks to be 
                  "#define STAGES 6\n#define LOCAL_ELEMENTS 12312\n#define CORE_ROWS 8\n#define CORE_COLUMNS 4\n"
                  "#define MMA_PENDING 1\n#define SUMMED_DEPTH 32\n"));
   CHECK(contains(all, "#define SM90A_ONLY \"// sm_90a only: \"\n"));
-  CHECK(contains(all, "SM90A_ONLY\n      \"wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"));
+  CHECK(contains(all,
+                 "SM90A_ONLY\n               \"wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {\" WGMMA_LIST64"));
+  CHECK(contains(all, "#define WGMMA_LIST64"));  // the accumulator lists it shares with the 16-bit kernel
+  CHECK(contains(all, "banded_tile("));          // and the tiles' order with the mma.sync kernels
   CHECK(contains(all, "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"));
   CHECK(!contains(all, "cp.async.cg"));
-  CHECK(contains(joined(gemm_program(describe<WarpgroupDeep>, false, tf32)), "#define LOCAL_ELEMENTS 36876\n"));
+  // Tiles 256 wide: 32-deep slices in 3 buffers, one m64n256k8 a step on both parts of a warpgroup's accumulators.
+  const std::string wide = joined(gemm_program(describe<WarpgroupDeep>, false, tf32));
+  CHECK(contains(wide, "#define LOCAL_ELEMENTS 36876\n"));
+  CHECK(contains(wide, "#define PARTS (TSN / 128)"));
+  CHECK(contains(wide, "#if PARTS == 2\n  wgmma_64x256(d, a, b, accumulate);"));
   // The entry point that also multiplies the strips outside a tiled corner, with the strip code and its constants.
   Variant strips = tf32;
   strips.strips = true;

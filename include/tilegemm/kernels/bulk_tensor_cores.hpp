@@ -69,9 +69,9 @@ void gemm_bulk_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
 // The tensor_cores family's code for double (its helpers without TF32 and without the cp.async pipeline), then this
 // family's layout and the copy engine's pipeline.
 inline constexpr TextPiece bulk_tensor_cores_helpers =
-    joined_piece<tensor_cores_warps_source, tensor_cores_fp64_mma_source, tensor_cores_fragments_source,
-                 tensor_cores_fp64_multiply_source, tensor_cores_slices_source, bulk_tensor_cores_layout_source,
-                 copy_engine_source>();
+    joined_piece<tile_bands_source, tensor_cores_warps_source, tensor_cores_fp64_mma_source,
+                 tensor_cores_fragments_source, tensor_cores_fp64_multiply_source, tensor_cores_slices_source,
+                 bulk_tensor_cores_layout_source, copy_engine_source>();
 
 // The compute capability from which the copy engine takes bulk copies into local memory and work-items wait on
 // mbarriers (cp.async.bulk, mbarrier.try_wait).

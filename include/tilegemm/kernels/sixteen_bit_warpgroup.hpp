@@ -13,6 +13,7 @@
 #include "program_text.hpp"
 #include "sixteen_bit_conversion.hpp"
 #include "sm90a_marker.hpp"
+#include "wgmma_operands.hpp"
 
 namespace tilegemm::detail {
 
@@ -226,25 +227,15 @@ inline ulong descriptor16(const uint address) {
 #else
 #define WGMMA_TYPES ".f32.bf16.bf16"
 #endif
-#define D8(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
-  "+f"(d[i + 6]), "+f"(d[i + 7])
-#define D64(d, i) D8(d, i), D8(d, i + 8), D8(d, i + 16), D8(d, i + 24), D8(d, i + 32), D8(d, i + 40), \
-  D8(d, i + 48), D8(d, i + 56)
-#define LIST32 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26," \
-  "%27,%28,%29,%30,%31"
-#define LIST64 LIST32 ",%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53," \
-  "%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
 #if TSN == 256
-#define ACCUMULATOR_OPERANDS(d) D64(d, 0), D64(d, 64)
-#define ACCUMULATOR_LIST "{" LIST64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81," \
-  "%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106," \
-  "%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}"
+#define ACCUMULATOR_OPERANDS(d) WGMMA_D64(d, 0), WGMMA_D64(d, 64)
+#define ACCUMULATOR_LIST "{" WGMMA_LIST128 "}"
 #define MORE_OPERANDS "%128, %129"
 #define ACCUMULATE_AT "%130"
 #define SHAPE "m64n256k16"
 #else
-#define ACCUMULATOR_OPERANDS(d) D64(d, 0)
-#define ACCUMULATOR_LIST "{" LIST64 "}"
+#define ACCUMULATOR_OPERANDS(d) WGMMA_D64(d, 0)
+#define ACCUMULATOR_LIST "{" WGMMA_LIST64 "}"
 #define MORE_OPERANDS "%64, %65"
 #define ACCUMULATE_AT "%66"
 #define SHAPE "m64n128k16"
@@ -264,8 +255,8 @@ inline void wgmma16(float d[ACCUMULATORS], const ulong a, const ulong b) {
 // holds those 64 columns first.
 inline void wgmma16_narrow(float d[ACCUMULATORS], const ulong a, const ulong b) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" SM90A_ONLY
-               "wgmma.mma_async.sync.aligned.m64n64k16" WGMMA_TYPES " {" LIST32 "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-               : D8(d, 0), D8(d, 8), D8(d, 16), D8(d, 24)
+               "wgmma.mma_async.sync.aligned.m64n64k16" WGMMA_TYPES " {" WGMMA_LIST32 "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+               : WGMMA_D8(d, 0), WGMMA_D8(d, 8), WGMMA_D8(d, 16), WGMMA_D8(d, 24)
                : "l"(a), "l"(b), "r"(1));
 }
 #define PRODUCTS_BEGIN() asm volatile(SM90A_ONLY "wgmma.fence.sync.aligned;\n" ::: "memory")
@@ -495,7 +486,7 @@ inline ProgramText warpgroup16_program(SixteenBit element, int columns, bool flo
   static constexpr TextPiece float_result_text = piece_of<warpgroup16_result_text<true>>();
   static constexpr TextPiece sixteen_bit_result_text = piece_of<warpgroup16_result_text<false>>();
   static constexpr TextPiece code =
-      joined_piece<sm90a_marker_text, warpgroup16_parameters_text, sixteen_bit_elements_source,
+      joined_piece<sm90a_marker_text, wgmma_operands_source, warpgroup16_parameters_text, sixteen_bit_elements_source,
                    warpgroup16_layout_source, copy_engine_source, warpgroup16_products_source>();
   ProgramText program = program_text(
       warpgroup16_kernel_name,

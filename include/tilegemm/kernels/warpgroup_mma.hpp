@@ -13,6 +13,8 @@
 #include "program_text.hpp"
 #include "sm90a_marker.hpp"
 #include "strip.hpp"
+#include "tile_bands.hpp"
+#include "wgmma_operands.hpp"
 
 namespace tilegemm {
 namespace detail {
@@ -23,7 +25,8 @@ inline constexpr char warpgroup_mma_layout_source[] = R"CLC(
 // (128 bytes). K is the padded depth, a multiple of TSK.
 //
 // A work-group of TSM / 64 warpgroups (128 work-items each) computes a TSM x TSN tile of C; warpgroup w rows 64 w to
-// 64 w + 63 of it, in parts of 64 x 128, each the accumulator of one wgmma.mma_async m64n128k8 per step of 8 of k.
+// 64 w + 63 of it, in parts of 64 x 128, with one wgmma.mma_async per step of 8 of k: m64n128k8, or m64n256k8 on
+// both parts where TSN is 256.
 // Work-item l of warp v of a warpgroup holds, of each 8 columns j of a part, C(16 v + g, 8 j + 2 t), C(16 v + g,
 // 8 j + 2 t + 1), C(16 v + g + 8, 8 j + 2 t) and C(16 v + g + 8, 8 j + 2 t + 1) with g = l / 4 and t = l % 4.
 //
@@ -77,22 +80,31 @@ inline ulong matrix_descriptor(const uint address) {
   return (ulong)((address & 0x3ffff) >> 4) | (ulong)(CORE_BYTES >> 4) << 16 | (ulong)(ROW_GROUP_BYTES >> 4) << 32;
 }
 
-#define ACCUMULATORS_8(d, i) \
-  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), \
-      "+f"(d[i + 7])
-#define ACCUMULATORS_64(d)                                                                                   \
-  ACCUMULATORS_8(d, 0), ACCUMULATORS_8(d, 8), ACCUMULATORS_8(d, 16), ACCUMULATORS_8(d, 24), ACCUMULATORS_8(d, 32), \
-      ACCUMULATORS_8(d, 40), ACCUMULATORS_8(d, 48), ACCUMULATORS_8(d, 56)
 // d = a * b + (accumulate ? d : 0) on a part of 64 x 128, 8 deep, from TF32 operands in local memory (descriptors a
 // and b).
 inline void wgmma_64x128(float d[64], const ulong a, const ulong b, const int accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" SM90A_ONLY
-      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
-      "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,"
-      "%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1;\n}\n"
-      : ACCUMULATORS_64(d)
-      : "l"(a), "l"(b), "r"(accumulate));
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" SM90A_ONLY
+               "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" WGMMA_LIST64 "}, %64, %65, p, 1, 1;\n}\n"
+               : WGMMA_D64(d, 0)
+               : "l"(a), "l"(b), "r"(accumulate));
+}
+// The same on a part of 64 x 256 (both parts of d, whose fragments lie as one m64n256 accumulator's): one wgmma reads
+// A from local memory once where two of 64 x 128 read it twice, and local memory's bandwidth is what two warpgroups
+// share with the copy engine's slices.
+inline void wgmma_64x256(float d[2][64], const ulong a, const ulong b, const int accumulate) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" SM90A_ONLY
+               "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" WGMMA_LIST128 "}, %128, %129, p, 1, 1;\n}\n"
+               : WGMMA_D64(d[0], 0), WGMMA_D64(d[1], 0)
+               : "l"(a), "l"(b), "r"(accumulate));
+}
+// d (this warpgroup's 64 x TSN) = a * b + (accumulate ? d : 0), 8 deep; b the descriptor of the slice's first
+// TSN rows of B.
+inline void wgmma_step(float d[PARTS][64], const ulong a, const ulong b, const int accumulate) {
+#if PARTS == 2
+  wgmma_64x256(d, a, b, accumulate);
+#else
+  wgmma_64x128(d[0], a, b, accumulate);
+#endif
 }
 // The wgmma bookkeeping: before a slice's products (their accumulators were written by other instructions), after
 // them (one group per slice), and waiting until at most `pending` groups of this work-item are running.
@@ -122,22 +134,18 @@ inline void slice_products(float d[PARTS][64], const uint slice, const int warpg
 #pragma unroll
   for (int k = 0; k < TSK; k += 8) {
     const uint a = slice + 64 * warpgroup / CORE_ROWS * ROW_GROUP_BYTES + k / CORE_COLUMNS * CORE_BYTES;
-#pragma unroll
-    for (int p = 0; p < PARTS; ++p) {
-      const uint b =
-          slice + SPLIT * PART_A_BYTES + 128 * p / CORE_ROWS * ROW_GROUP_BYTES + k / CORE_COLUMNS * CORE_BYTES;
+    const uint b = slice + SPLIT * PART_A_BYTES + k / CORE_COLUMNS * CORE_BYTES;
 #if MMA == MMA_TF32X3
-      const ulong a_high = matrix_descriptor(a), a_low = matrix_descriptor(a + PART_A_BYTES);
-      const ulong b_high = matrix_descriptor(b), b_low = matrix_descriptor(b + PART_B_BYTES);
-      const bool first = from_zero && k == 0;
-      if (low_products) wgmma_64x128(d[p], a_low, b_low, !first);
-      wgmma_64x128(d[p], a_low, b_high, !first || low_products);
-      wgmma_64x128(d[p], a_high, b_low, 1);
-      wgmma_64x128(d[p], a_high, b_high, 1);
+    const ulong a_high = matrix_descriptor(a), a_low = matrix_descriptor(a + PART_A_BYTES);
+    const ulong b_high = matrix_descriptor(b), b_low = matrix_descriptor(b + PART_B_BYTES);
+    const bool first = from_zero && k == 0;
+    if (low_products) wgmma_step(d, a_low, b_low, !first);
+    wgmma_step(d, a_low, b_high, !first || low_products);
+    wgmma_step(d, a_high, b_low, 1);
+    wgmma_step(d, a_high, b_high, 1);
 #else
-      wgmma_64x128(d[p], matrix_descriptor(a), matrix_descriptor(b), 1);
+    wgmma_step(d, matrix_descriptor(a), matrix_descriptor(b), 1);
 #endif
-    }
   }
 }
 
@@ -148,11 +156,11 @@ inline void add_parts(float acc[PARTS][64], float d[PARTS][64]) {
     for (int v = 0; v < 64; ++v) acc[p][v] += d[p][v];
 }
 
-// The work-group's TSM x TSN tile of C = alpha * A * B + beta * C (work-group ids 0 and 1), from the core tiles at
+// The TSM x TSN tile of C = alpha * A * B + beta * C at `tile` (its row and column of tiles), from the core tiles at
 // A and B (at their problem's offsets), with `slices` for local memory; C at its problem's offset.
-inline void multiply_tile(__local float* slices, const int M, const int N, const int K, const real alpha,
-                          const real beta, __global const float* A, __global const float* B, __global real* C,
-                          const int ldc) {
+inline void multiply_tile(const int2 tile, __local float* slices, const int M, const int N, const int K,
+                          const real alpha, const real beta, __global const float* A, __global const float* B,
+                          __global real* C, const int ldc) {
   const int tid = get_local_id(1) * THREADS_M + get_local_id(0);
   const int warpgroup = tid / 128;
   const int warp = tid % 128 / 32;
@@ -161,8 +169,8 @@ inline void multiply_tile(__local float* slices, const int M, const int N, const
   const int count = K / TSK;
   // tf32x3: in products at most LOW_PRODUCTS_UP_TO deep, low x low too (see tensor_cores).
   const bool low_products = K <= LOW_PRODUCTS_UP_TO;
-  __global const float* a = A + get_group_id(0) * count * SLICE_A;
-  __global const float* b = B + get_group_id(1) * count * SLICE_B;
+  __global const float* a = A + tile.x * count * SLICE_A;
+  __global const float* b = B + tile.y * count * SLICE_B;
   const uint local_base = (uint)(ulong)slices;  // the 32-bit address in the shared window (see tensor_cores)
   float acc[PARTS][64];
 #pragma unroll
@@ -199,12 +207,12 @@ inline void multiply_tile(__local float* slices, const int M, const int N, const
   WAIT_FOR_PRODUCTS(0);
 #endif
 
-  const int row = get_group_id(0) * TSM + 64 * warpgroup + 16 * warp + g;
+  const int row = tile.x * TSM + 64 * warpgroup + 16 * warp + g;
 #pragma unroll
   for (int p = 0; p < PARTS; ++p)
 #pragma unroll
     for (int j = 0; j < 16; ++j) {
-      const int column = get_group_id(1) * TSN + 128 * p + 8 * j + 2 * t;
+      const int column = tile.y * TSN + 128 * p + 8 * j + 2 * t;
       STORE_C(row, column, acc[p][4 * j]);
       STORE_C(row, column + 1, acc[p][4 * j + 1]);
       STORE_C(row + 8, column, acc[p][4 * j + 2]);
@@ -221,8 +229,10 @@ inline constexpr char warpgroup_mma_source[] = R"CLC(
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
 void gemm_warpgroup_mma(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   LOCAL_SLICES;
-  multiply_tile(slices, M, N, K, alpha, beta, A + IN_BATCH(a_offset, a_stride), B + IN_BATCH(b_offset, b_stride),
-                C + IN_BATCH(c_offset, c_stride), ldc);
+  const int2 tile =
+      banded_tile(get_group_id(1) * get_num_groups(0) + get_group_id(0), get_num_groups(0), get_num_groups(1));
+  multiply_tile(tile, slices, M, N, K, alpha, beta, A + IN_BATCH(a_offset, a_stride),
+                B + IN_BATCH(b_offset, b_stride), C + IN_BATCH(c_offset, c_stride), ldc);
 }
 )CLC";
 
@@ -241,7 +251,8 @@ void gemm_warpgroup_mma_strips(GEMM_PARAMETERS(realV), STRIP_PARAMETERS) {
                     A_all + a_offset_all, lda_all, B_all + b_offset_all, ldb_all, C + c_offset, ldc, slices);
     return;
   }
-  multiply_tile(slices, M, N, K, alpha, beta, A + a_offset, B + b_offset, C + c_offset, ldc);
+  const int2 tile = banded_tile(get_group_id(1) * get_num_groups(0) + get_group_id(0), get_num_groups(0), tile_rows);
+  multiply_tile(tile, slices, M, N, K, alpha, beta, A + a_offset, B + b_offset, C + c_offset, ldc);
 }
 )CLC";
 
@@ -262,6 +273,11 @@ inline constexpr int warpgroup_summed_depth = 32;
 // and tf32x3 64 x 128 x 8 in 6 78 / 78, against 162 / 176 and 60 / 70 in an earlier run; 64 x 128 x 16 in 4 240 / 233
 // against 213 / 200.
 inline constexpr int warpgroup_barrier_bytes = 16;
+
+// Rows of tiles in a band of work-groups (kernels/tile_bands.hpp). On an H200 (benchmarks/README.md, "wgmma: 64 x 256
+// a step, four buffers, bands") tf32 at 8192 in 128 x 256 tiles ran 3% faster in bands of 8 than in columns, in 128 x
+// 128 tiles 11%, tf32x3 7%; bands of 16 ran as 8.
+inline constexpr int warpgroup_band_tiles = 8;
 
 // The compute capability that has wgmma (sm_90a's instructions are not in later GPUs' PTX targets).
 inline constexpr int warpgroup_mma_on = 90;
@@ -289,8 +305,8 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
        "a warpgroup_mma work-group has one warpgroup (128 work-items) per 64 rows of the tile, and NVIDIA's "         \
        "compiler gives these kernels at most 256 work-items: TSM must be 64 or 128.")                                 \
   RULE(warpgroup_columns, warpgroup_columns(t),                                                                       \
-       "a warpgroup_mma warpgroup multiplies its 64 rows in parts of 64 x 128 (wgmma m64n128k8), and local "          \
-       "memory holds at most 256 columns: TSN must be 128 or 256.")                                                   \
+       "a warpgroup_mma warpgroup multiplies its 64 rows by 128 or 256 columns (wgmma m64n128k8, m64n256k8), and "    \
+       "local memory holds at most 256 columns: TSN must be 128 or 256.")                                             \
   RULE(warpgroup_slices, warpgroup_slices(t), "wgmma multiplies TF32 8 deep at a time: TSK must be a multiple of 8.") \
   RULE(warpgroup_layout, warpgroup_layout(t),                                                                         \
        "each work-item of a warpgroup_mma warpgroup holds 2 rows by TSN / 4 columns of C and reads whole slices: "    \
@@ -351,11 +367,13 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
     lines.define("CORE_COLUMNS", core_columns);
     lines.define("MMA_PENDING", warpgroup_pending_products);
     lines.define("SUMMED_DEPTH", warpgroup_summed_depth);
+    lines.define("BAND_TILES", warpgroup_band_tiles);
     fused_strip_defines(lines, t);
   }
   // The sm_90a marker, the layout of core tiles, the copy engine's pipeline and the products, in this order.
   static constexpr TextPiece helpers =
-      joined_piece<sm90a_marker_text, warpgroup_mma_layout_source, copy_engine_source, warpgroup_mma_products_source>();
+      joined_piece<sm90a_marker_text, wgmma_operands_source, tile_bands_source, warpgroup_mma_layout_source,
+                   copy_engine_source, warpgroup_mma_products_source>();
   static constexpr EntryPoint product = {"gemm_warpgroup_mma", piece_of<warpgroup_mma_source>()};
   static constexpr EntryPoint product_and_strips = {"gemm_warpgroup_mma_strips",
                                                     piece_of<warpgroup_mma_strips_source>()};
