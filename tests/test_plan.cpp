@@ -719,15 +719,18 @@ TEST_CASE(
   CHECK(whole.corner_m == 3000);
   CHECK(whole.global[0] == 24 * 64);
   CHECK(whole.a.outer_padded == 24 * 128);
-  // tf32: 128 x 256 tiles where C has 8 of them per compute unit (1056 on the H200: 6144^2 has 1152, 5632^2 968);
-  // 128 x 128 where it has one of those per compute unit (1536^2 has 144, 1408^2 121), 64 x 128 below.
+  // tf32: 64 x 128 tiles where C has fewer 128 x 128 ones than compute units (1408^2 has 121 of the H200's 132);
+  // else 128 x 256 where 1.75 times their rounds are fewer than those of 128 x 128 tiles: 4096^2 has 4 rounds of them
+  // against 8, 4097^2 5 against 9, 2048^2 1 against 2, 1536^2 1 against 2 (72 and 144 tiles); not 3072^2, 3 against 5.
   const auto name = [&](int n, MathMode math) {
     return plan_default(dense_shape(n, n, n), hopper, 4, math).config.name();
   };
-  CHECK(name(6144, MathMode::tf32) == "warpgroup_mma 128x256x32 2x64 s3");
-  CHECK(name(5632, MathMode::tf32) == "warpgroup_mma 128x128x32 2x32 s3");
-  CHECK(name(4096, MathMode::tf32) == "warpgroup_mma 128x128x32 2x32 s3");
-  CHECK(name(1536, MathMode::tf32) == "warpgroup_mma 128x128x32 2x32 s3");
+  CHECK(name(6144, MathMode::tf32) == "warpgroup_mma 128x256x32 2x64 s4");
+  CHECK(name(4096, MathMode::tf32) == "warpgroup_mma 128x256x32 2x64 s4");
+  CHECK(name(4097, MathMode::tf32) == "warpgroup_mma 128x256x32 2x64 s4");
+  CHECK(name(2048, MathMode::tf32) == "warpgroup_mma 128x256x32 2x64 s4");
+  CHECK(name(1536, MathMode::tf32) == "warpgroup_mma 128x256x32 2x64 s4");
+  CHECK(name(3072, MathMode::tf32) == "warpgroup_mma 128x128x32 2x32 s3");
   CHECK(name(1408, MathMode::tf32) == "warpgroup_mma 64x128x32 2x32 s4");
   // tf32x3: 128 x 128 tiles 32 deep in 6 buffers where C has 4 of them per compute unit (2944^2 has 529, 2816^2
   // 484), 64 x 128 x 16 in 8 below.
@@ -943,10 +946,10 @@ TEST_CASE("AutoConfig's plan is of an entry of the built-in table that serves th
   for (const auto& [m, n, k] :
        {std::tuple{1, 1, 1}, std::tuple{100, 100, 100}, std::tuple{512, 512, 512}, std::tuple{600, 600, 600},
         std::tuple{768, 768, 768}, std::tuple{1000, 1000, 1000}, std::tuple{1024, 1024, 1024},
-        std::tuple{1536, 1536, 1536}, std::tuple{4096, 4096, 256}, std::tuple{1025, 1025, 1025},
-        std::tuple{2049, 1025, 1025}, std::tuple{4096, 4096, 4096}, std::tuple{4097, 4097, 4097},
-        std::tuple{8192, 8192, 8192}, std::tuple{128, 128, 131072}, std::tuple{8192, 64, 512},
-        std::tuple{64, 8192, 512}}) {
+        std::tuple{1536, 1536, 1536}, std::tuple{3072, 3072, 3072}, std::tuple{4096, 4096, 256},
+        std::tuple{1025, 1025, 1025}, std::tuple{2049, 1025, 1025}, std::tuple{4096, 4096, 4096},
+        std::tuple{4097, 4097, 4097}, std::tuple{8192, 8192, 8192}, std::tuple{128, 128, 131072},
+        std::tuple{8192, 64, 512}, std::tuple{64, 8192, 512}}) {
     shapes.push_back(dense_shape(m, n, k));
     shapes.push_back(dense_shape(m, n, k, true, true));
   }

@@ -41,7 +41,7 @@ using DoubleOdd = tilegemm::TensorCores<96, 96, 4, 48, 24, 4>;
 using Warpgroup = tilegemm::WarpgroupMma<128, 128, 8, 6>;
 using WarpgroupSmall = tilegemm::WarpgroupMma<64, 128, 32, 4>;       // AutoConfig's tf32 for small C
 using WarpgroupDeep = tilegemm::WarpgroupMma<128, 128, 32, 3>;       // tf32
-using WarpgroupWide = tilegemm::WarpgroupMma<128, 256, 32, 3>;       // tf32 for large C
+using WarpgroupWide = tilegemm::WarpgroupMma<128, 256, 32, 4>;       // tf32 for large C
 using WarpgroupSmallSplit = tilegemm::WarpgroupMma<64, 128, 16, 8>;  // tf32x3 for small C
 using WarpgroupDeepSplit = tilegemm::WarpgroupMma<128, 128, 32, 6>;  // tf32x3
 
@@ -340,7 +340,7 @@ WARPGROUP_CASE(Warpgroup, "warpgroup_mma 128x128x8 s6 float tf32, every shape an
 WARPGROUP_CASE(Warpgroup, "warpgroup_mma 128x128x8 s6 float tf32x3, every shape and transpose", MathMode::tf32x3)
 WARPGROUP_CASE(WarpgroupSmall, "warpgroup_mma 64x128x32 s4 float tf32, every shape and transpose", MathMode::tf32)
 WARPGROUP_CASE(WarpgroupDeep, "warpgroup_mma 128x128x32 s3 float tf32, every shape and transpose", MathMode::tf32)
-WARPGROUP_CASE(WarpgroupWide, "warpgroup_mma 128x256x32 s3 float tf32, every shape and transpose", MathMode::tf32)
+WARPGROUP_CASE(WarpgroupWide, "warpgroup_mma 128x256x32 s4 float tf32, every shape and transpose", MathMode::tf32)
 WARPGROUP_CASE(WarpgroupSmallSplit, "warpgroup_mma 64x128x16 s8 float tf32x3, every shape and transpose",
                MathMode::tf32x3)
 WARPGROUP_CASE(WarpgroupDeepSplit, "warpgroup_mma 128x128x32 s6 float tf32x3, every shape and transpose",

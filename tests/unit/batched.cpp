@@ -293,7 +293,7 @@ TEST_CASE("batches of large products on tensor cores: the whole batch's tiles in
   const auto warpgroup = [](const Plan& plan) { return plan.config.family == tilegemm::Family::warpgroup_mma; };
   const Plan pair = plan_default(batch_shape(2048, 2048, 512, 2), hopper, 4, tilegemm::MathMode::tf32);
   CHECK(warpgroup(pair));
-  CHECK(pair.config.name() == "warpgroup_mma 128x128x32 2x32 s3");  // 512 tiles of 128 x 128
+  CHECK(pair.config.name() == "warpgroup_mma 128x256x32 2x64 s4");  // 256 tiles of 128 x 256: 2 rounds, 4 of 128^2
   CHECK(pair.global[2] == 2);
   const Plan split = plan_default(batch_shape(1025, 1025, 512, 6), hopper, 4, tilegemm::MathMode::tf32x3);
   CHECK(warpgroup(split));

@@ -132,7 +132,7 @@ inline constexpr std::array<BuiltinConfig, 45> builtin_configs = {{
     // wgmma, by the tiles of C per compute unit.
     {"warpgroup_tf32_small", DeviceLevel::warpgroup_mma, float_tf32, describe<WarpgroupMma<64, 128, 32, 4>>, std::nullopt},
     {"warpgroup_tf32", DeviceLevel::warpgroup_mma, float_tf32, describe<WarpgroupMma<128, 128, 32, 3>>, std::nullopt},
-    {"warpgroup_tf32_large", DeviceLevel::warpgroup_mma, float_tf32, describe<WarpgroupMma<128, 256, 32, 3>>, std::nullopt},
+    {"warpgroup_tf32_large", DeviceLevel::warpgroup_mma, float_tf32, describe<WarpgroupMma<128, 256, 32, 4>>, std::nullopt},
     {"warpgroup_tf32x3_small", DeviceLevel::warpgroup_mma, float_tf32x3, describe<WarpgroupMma<64, 128, 16, 8>>, std::nullopt},
     {"warpgroup_tf32x3", DeviceLevel::warpgroup_mma, float_tf32x3, describe<WarpgroupMma<128, 128, 32, 6>>, std::nullopt},
     // Double on the copy engine's pipeline.

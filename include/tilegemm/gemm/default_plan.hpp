@@ -301,10 +301,12 @@ inline void odd_sizes_whole(Plan& plan, const GemmShape& s, const DeviceLimits& 
 // has a 64 x 128 tile for at least half the compute units. tf32x3 takes the tiled corner rule of the other
 // configurations, the thin strips past it multiplied by extra work-groups of the same launch; tf32 all of C in tiles
 // (the packed copies are padded; its products are short enough that the strips' SIMT arithmetic would cost more).
-// Smaller products keep mma.sync's plans; batches count the tiles of all their products. tf32 takes its large tiles
-// from warpgroup_large_tiles_per_unit of them per compute unit (so that one more round of them costs little), and the
-// smallest where 128 x 128 tiles would leave compute units idle.
-inline constexpr int warpgroup_large_tiles_per_unit = 8;
+// Smaller products keep mma.sync's plans; batches count the tiles of all their products. tf32 takes the smallest
+// tiles where 128 x 128 ones would leave compute units idle, else 128 x 256 in 4 buffers where their rounds over the
+// compute units finish first, one of them taking warpgroup_large_tile_cost times a 128 x 128 tile's time: on an H200
+// (benchmarks/README.md, "wgmma: 64 x 256 a step, four buffers, bands") they ran 2048^3, 4096^3, 4097^3 and 8192^3
+// 1.10, 1.17, 1.13 and 1.29 times as fast as 128 x 128 tiles (1, 4, 5 and 16 rounds of them against 2, 8, 9 and 32).
+inline constexpr double warpgroup_large_tile_cost = 1.75;
 inline constexpr int warpgroup_tf32x3_tiles_per_unit = 4;
 inline const KernelDescription& warpgroup_choice(const GemmShape& s, long long units, MathMode math) {
   const KernelDescription& tf32x3 = builtin("warpgroup_tf32x3").config;
@@ -315,8 +317,10 @@ inline const KernelDescription& warpgroup_choice(const GemmShape& s, long long u
                ? tf32x3
                : builtin("warpgroup_tf32x3_small").config;
   }
-  if (batch_tiles_of(s, tf32_large.tile) >= warpgroup_large_tiles_per_unit * units) return tf32_large;
-  return batch_tiles_of(s, tf32.tile) >= units ? tf32 : builtin("warpgroup_tf32_small").config;
+  const long long tiles = batch_tiles_of(s, tf32.tile);
+  if (tiles < units) return builtin("warpgroup_tf32_small").config;
+  const auto rounds = [&](long long count) { return static_cast<double>((count + units - 1) / units); };
+  return warpgroup_large_tile_cost * rounds(batch_tiles_of(s, tf32_large.tile)) < rounds(tiles) ? tf32_large : tf32;
 }
 inline std::optional<Plan> plan_warpgroup_mma(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
                                               MathMode math) {
