@@ -86,10 +86,11 @@ inline constexpr std::array<BuiltinConfig, 45> builtin_configs = {{
     // C too small to fill the device while K is long.
     {"gpu_split_k", DeviceLevel::gpus, ieee_both, describe<SplitK<64, 64, 16, 4, 4, 4>>, std::nullopt},
     // The model's tiles on slices of K, for float products whose tiles leave compute units idle (the model chooses
-    // the slices: default_plan.hpp's split_time); figures as their single-pass twins'.
+    // the slices: default_plan.hpp's split_time); figures as their single-pass twins'. 128 x 64 also for long K in
+    // float and double (plan_split_k_default), which the model does not weigh in double.
     {"gpu_split_128x128", DeviceLevel::gpus, float_ieee, describe<SplitK<128, 128, 8, 8, 8, 4>>,
      GpuModel{ModelFigures{2, 47.0}, std::nullopt, true}},
-    {"gpu_split_128x64", DeviceLevel::gpus, float_ieee, describe<SplitK<128, 64, 8, 8, 8, 4>>,
+    {"gpu_split_128x64", DeviceLevel::gpus, ieee_both, describe<SplitK<128, 64, 8, 8, 8, 4>>,
      GpuModel{ModelFigures{4, 45.7}, std::nullopt, false}},
     // Batches of products that one tile holds whole, smallest first; double reads single elements (vectors of two
     // doubles were 5-20% slower there on an H200).

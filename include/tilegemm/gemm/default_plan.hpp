@@ -22,6 +22,7 @@ namespace tilegemm::detail {
 // Where the configurations come from (gemm/builtin_configs.hpp), named for the planner's rules below.
 inline constexpr const BuiltinConfig& processor_default = builtin("cpu");
 inline constexpr const BuiltinConfig& split_k_default = builtin("gpu_split_k");
+inline constexpr const BuiltinConfig& split_k_wide = builtin("gpu_split_128x64");
 inline constexpr std::array<const BuiltinConfig*, 3> small_device_defaults = {  // the first that fits, in order
     &builtin("small_groups"), &builtin("tiny_groups"), &builtin("single_item")};
 inline constexpr std::array<const BuiltinConfig*, 8> small_batch_defaults = {  // the smallest that holds C, in order
@@ -468,15 +469,24 @@ inline std::optional<Plan> plan_tuned(const KernelDescription& config, const Gem
   return plan;
 }
 
-// Split-K where C is too small to fill the device (fewer than one of its tiles per two compute units) while K is long;
-// none where its workspace does not fit one buffer of the device (a single pass then).
+// Split-K where C is too small to fill the device (fewer than one 64 x 64 tile per two compute units) while K is long:
+// in 128 x 64 tiles where those cover C with no more elements than 64 x 64 ones (so not C of one 64 x 64 tile) and the
+// device runs them, else 64 x 64; none where the workspace does not fit one buffer of the device (a single pass
+// then). On an H200 (benchmarks/README.md, "Long K in 128 x 64 tiles"; tilegemm-tune's winner for long K there since
+// 2026-11-23) the 128 x 64 tiles took 128 x 128 x 131072 in 124 us against 143 in float and 265 against 430 in double,
+// 256 x 256 x 16384 in 70 against 102 and 148 against 296, 100 x 100 x 50000 in 62 against 65 and 119 against 177;
+// 64 x 64 x 65536 stays on 64 x 64 tiles (34 us against 49, 80 against 95).
 inline std::optional<Plan> plan_split_k_default(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
                                                 long long units) {
-  const KernelDescription& split_k = split_k_default.config;
-  if (s.batch > 1 || tiles_of(s, split_k.tile) * 2 >= units || s.k < 2048 || s.k < 4 * std::max(s.m, s.n) ||
-      !config_fits(split_k, device, scalar_size)) {
+  const KernelDescription& narrow = split_k_default.config;
+  if (s.batch > 1 || tiles_of(s, narrow.tile) * 2 >= units || s.k < 2048 || s.k < 4 * std::max(s.m, s.n)) {
     return std::nullopt;
   }
+  const auto covered = [&](const KernelDescription& c) { return tiles_of(s, c.tile) * c.tile.tsm * c.tile.tsn; };
+  const KernelDescription& wide = split_k_wide.config;
+  const KernelDescription& split_k =
+      covered(wide) <= covered(narrow) && builtin_fits(split_k_wide, device, scalar_size) ? wide : narrow;
+  if (!config_fits(split_k, device, scalar_size)) return std::nullopt;
   return plan_if_fits(split_k, s, device, scalar_size);
 }
 
@@ -505,9 +515,9 @@ inline Plan plan_model(const GemmShape& s, const DeviceLimits& device, std::size
     if (std::optional<Plan> staged = plan_staged_batch(*entry, s, device, scalar_size)) return *staged;
     return plan_product(entry->config, s, device, scalar_size);
   }
-  if (std::optional<Plan> staged = plan_staged_float(s, device, scalar_size, math)) return *staged;
   const long long units = device.compute_units > 0 ? device.compute_units : 1;
   if (std::optional<Plan> split = plan_split_k_default(s, device, scalar_size, units)) return *split;
+  if (std::optional<Plan> staged = plan_staged_float(s, device, scalar_size, math)) return *staged;
   if (std::optional<Plan> tensor = plan_tensor_cores(s, device, scalar_size, math)) return *tensor;
   const bool is_double = scalar_size == sizeof(double);
   std::optional<Plan> best;
