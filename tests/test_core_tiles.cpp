@@ -39,10 +39,12 @@ struct PackCase {
   bool outer_contiguous;
   int batch;
   int parts;
+  bool aligned = false;  // offsets and leading dimension whole 16-byte vectors
 };
 
-// A random outer x inner operand (a batch of them, at an offset, padded leading dimension) on the device, its copies'
-// buffer poisoned, and the plan by which the executor packs it.
+// A random outer x inner operand (a batch of them, at an offset, padded leading dimension; odd ones, or whole 16-byte
+// vectors where the case is aligned) on the device, its copies' buffer poisoned, and the plan by which the executor
+// packs it.
 struct PackJob {
   PackCase c;
   int ld = 0, offset = 5, stride = 0, copy = 0;
@@ -57,8 +59,9 @@ PackJob pack_job(const CallContext& call, const PackCase& c) {
   job.c = c;
   const int rows = c.outer_contiguous ? c.outer : c.inner;  // stored column-major as rows x cols
   const int cols = c.outer_contiguous ? c.inner : c.outer;
-  job.ld = rows + 3;
-  job.stride = job.ld * cols + 7;
+  job.ld = c.aligned ? (rows + 3) / 4 * 4 + 4 : rows + 3;
+  job.offset = c.aligned ? 8 : 5;
+  job.stride = job.ld * cols + (c.aligned ? 4 : 7);
   job.source.assign(job.offset + static_cast<std::size_t>(job.stride) * c.batch, tilegemm_test::poison<float>());
   for (int p = 0; p < c.batch; ++p) {
     const auto values = tilegemm_test::random_matrix<float>(rows, cols);
@@ -151,6 +154,13 @@ TEST_CASE("the core tiles hold each element of an operand where wgmma reads it, 
   check_pack(call, {257, 33, 256, 8, false, 3, 2});
   check_pack(call, {1, 1, 128, 8, true, 1, 2});
   check_pack(call, {200, 100, 128, 16, false, 2, 2});  // blocks of the pack kernel cut by both edges
+  // Offsets and leading dimensions of whole 16-byte vectors, as most callers' are.
+  check_pack(call, {130, 70, 128, 8, true, 1, 1, true});
+  check_pack(call, {130, 70, 128, 8, false, 1, 2, true});
+  check_pack(call, {257, 33, 256, 8, true, 3, 2, true});
+  check_pack(call, {200, 102, 128, 16, false, 2, 1, true});
+  check_pack(call, {128, 64, 64, 32, true, 2, 2, true});
+  check_pack(call, {3, 5, 64, 8, false, 1, 1, true});
 }
 
 TEST_CASE("A and B are packed into their core tiles in one launch, each as if alone", "[core_tiles]") {
@@ -159,4 +169,5 @@ TEST_CASE("A and B are packed into their core tiles in one launch, each as if al
   check_pair(call, {33, 100, 64, 16, false, 2, 2}, {300, 100, 256, 16, true, 2, 2});  // more in B
   check_pair(call, {64, 40, 64, 8, true, 3, 2}, {100, 90, 128, 32, false, 3, 2});     // B deeper: its k padded further
   check_pair(call, {1, 1, 128, 8, false, 1, 1}, {1, 1, 128, 8, true, 1, 1});
+  check_pair(call, {130, 66, 128, 8, true, 2, 1, true}, {70, 66, 64, 8, false, 2, 1, true});
 }
