@@ -684,24 +684,25 @@ TEST_CASE(
   const auto warpgroup = [](const Plan& plan) { return plan.config.family == tilegemm::Family::warpgroup_mma; };
   const Plan plan = plan_default(dense_shape(3073, 3072, 3000), hopper, 4, MathMode::tf32);
   REQUIRE(warpgroup(plan));
-  CHECK(plan.config.name() == "warpgroup_mma 128x128x32 2x32 s3");
+  CHECK(plan.config.name() == "warpgroup_mma 128x256x32 2x64 s4");
   CHECK(plan.variant.mma == MmaKind::tf32);
-  // tf32: all of C in tiles, A and B packed into core tiles of 128 x 32 (padded to whole tiles), K padded to whole
-  // slices.
+  // tf32: all of C in tiles, A and B packed into core tiles of 128 x 32 and 256 x 32 (padded to whole tiles), K padded
+  // to whole slices.
   CHECK(plan.strips == StripWork::none);
   CHECK(plan.corner_m == 3073);
   CHECK(plan.global[0] == 25 * 64);
-  CHECK(plan.global[1] == 24 * 4);
+  CHECK(plan.global[1] == 12 * 4);
   CHECK(plan.depth == 3008);  // 94 slices of 32
   for (const OperandPlan* operand : {&plan.a, &plan.b}) {
     CHECK(operand->packed);
     CHECK(operand->tile_inner == 32);
     CHECK(operand->offset == 0);
-    CHECK(operand->tile_outer == 128);
   }
+  CHECK(plan.a.tile_outer == 128);
+  CHECK(plan.b.tile_outer == 256);
   CHECK(plan.a.outer_padded == 25 * 128);
-  CHECK(plan.b.outer_padded == 24 * 128);
-  // tf32x3 (4 tiles of 128 x 128 per compute unit: 600): the 3072 x 3072 corner in tiles 32 deep, the last row of C
+  CHECK(plan.b.outer_padded == 12 * 256);
+  // tf32x3 (3 tiles of 128 x 128 for 2 compute units: 600): the 3072 x 3072 corner in tiles 32 deep, the last row of C
   // by the strip code in the same launch: 96 work-groups of 32 columns, in 4 rows of work-groups past the tiles' 24
   // (dimension 1, 24 per row).
   const Plan split = plan_default(dense_shape(3073, 3072, 3000), hopper, 4, MathMode::tf32x3);
@@ -738,13 +739,17 @@ TEST_CASE(
   CHECK(name(4097, MathMode::tf32) == "warpgroup_mma 128x256x32 2x64 s4");
   CHECK(name(2048, MathMode::tf32) == "warpgroup_mma 128x256x32 2x64 s4");
   CHECK(name(1536, MathMode::tf32) == "warpgroup_mma 128x256x32 2x64 s4");
-  CHECK(name(3072, MathMode::tf32) == "warpgroup_mma 128x128x32 2x32 s3");
+  CHECK(name(3072, MathMode::tf32) == "warpgroup_mma 128x256x32 2x64 s4");
+  CHECK(name(2304, MathMode::tf32) == "warpgroup_mma 128x128x32 2x32 s3");  // 2 rounds of 162 tiles, 3 of 324
   CHECK(name(1408, MathMode::tf32) == "warpgroup_mma 64x128x32 2x32 s4");
-  // tf32x3: 128 x 128 tiles 32 deep in 6 buffers where C has 4 of them per compute unit (2944^2 has 529, 2816^2
-  // 484), 64 x 128 x 16 in 8 below.
+  // tf32x3: 128 x 128 tiles 32 deep in 6 buffers where C has 3 of them for 2 compute units (198: 1920^2 has 225,
+  // 1792^2 196), 64 x 128 x 16 in 8 below.
   CHECK(name(8192, MathMode::tf32x3) == "warpgroup_mma 128x128x32 2x32 s6");
-  CHECK(name(2944, MathMode::tf32x3) == "warpgroup_mma 128x128x32 2x32 s6");
-  CHECK(name(2816, MathMode::tf32x3) == "warpgroup_mma 64x128x16 2x32 s8");
+  CHECK(name(2048, MathMode::tf32x3) == "warpgroup_mma 128x128x32 2x32 s6");
+  CHECK(name(1920, MathMode::tf32x3) == "warpgroup_mma 128x128x32 2x32 s6");
+  CHECK(name(1792, MathMode::tf32x3) == "warpgroup_mma 64x128x16 2x32 s8");
+  CHECK(name(1025, MathMode::tf32x3) == "warpgroup_mma 64x128x16 2x32 s8");
+  CHECK(name(1024, MathMode::tf32x3) == "warpgroup_mma 64x128x16 2x32 s8");
   // Not below a 64 x 128 tile for half the compute units (66 of the H200's 132: 768^2 has 72, 640^2 50), nor in
   // ieee, in double, or on other compute capabilities (8.0 lacks wgmma; 10.0's PTX has no sm_90a instructions).
   CHECK(warpgroup(plan_default(dense_shape(1025, 1025, 1025), hopper, 4, MathMode::tf32x3)));
@@ -956,7 +961,7 @@ TEST_CASE("AutoConfig's plan is of an entry of the built-in table that serves th
   for (const auto& [m, n, k] :
        {std::tuple{1, 1, 1}, std::tuple{100, 100, 100}, std::tuple{512, 512, 512}, std::tuple{600, 600, 600},
         std::tuple{768, 768, 768}, std::tuple{1000, 1000, 1000}, std::tuple{1024, 1024, 1024},
-        std::tuple{1536, 1536, 1536}, std::tuple{3072, 3072, 3072}, std::tuple{4096, 4096, 256},
+        std::tuple{1536, 1536, 1536}, std::tuple{2304, 2304, 2304}, std::tuple{4096, 4096, 256},
         std::tuple{1025, 1025, 1025}, std::tuple{2049, 1025, 1025}, std::tuple{4096, 4096, 4096},
         std::tuple{4097, 4097, 4097}, std::tuple{8192, 8192, 8192}, std::tuple{128, 128, 131072},
         std::tuple{64, 64, 65536}, std::tuple{8192, 64, 512}, std::tuple{64, 8192, 512}}) {

@@ -306,17 +306,17 @@ inline void odd_sizes_whole(Plan& plan, const GemmShape& s, const DeviceLimits& 
 // tiles where 128 x 128 ones would leave compute units idle, else 128 x 256 in 4 buffers where their rounds over the
 // compute units finish first, one of them taking warpgroup_large_tile_cost times a 128 x 128 tile's time: on an H200
 // (benchmarks/README.md, "wgmma: 64 x 256 a step, four buffers, bands") they ran 2048^3, 4096^3, 4097^3 and 8192^3
-// 1.10, 1.17, 1.13 and 1.29 times as fast as 128 x 128 tiles (1, 4, 5 and 16 rounds of them against 2, 8, 9 and 32).
-inline constexpr double warpgroup_large_tile_cost = 1.75;
-inline constexpr int warpgroup_tf32x3_tiles_per_unit = 4;
+// 1.10, 1.17, 1.13 and 1.29 times as fast as 128 x 128 tiles (1, 4, 5 and 16 rounds of them against 2, 8, 9 and 32),
+// 3072^3 1.06 times (3 rounds against 5; benchmarks/README.md "More buffers at medium sizes"). tf32x3 takes 128 x 128
+// tiles where C has 3 of them for 2 compute units (2048^3 in 175 us against 183 in 64 x 128 x 16 ones), else 64 x 128
+// x 16.
+inline constexpr double warpgroup_large_tile_cost = 1.65;
 inline const KernelDescription& warpgroup_choice(const GemmShape& s, long long units, MathMode math) {
   const KernelDescription& tf32x3 = builtin("warpgroup_tf32x3").config;
   const KernelDescription& tf32_large = builtin("warpgroup_tf32_large").config;
   const KernelDescription& tf32 = builtin("warpgroup_tf32").config;
   if (math == MathMode::tf32x3) {
-    return batch_tiles_of(s, tf32x3.tile) >= warpgroup_tf32x3_tiles_per_unit * units
-               ? tf32x3
-               : builtin("warpgroup_tf32x3_small").config;
+    return 2 * batch_tiles_of(s, tf32x3.tile) >= 3 * units ? tf32x3 : builtin("warpgroup_tf32x3_small").config;
   }
   const long long tiles = batch_tiles_of(s, tf32.tile);
   if (tiles < units) return builtin("warpgroup_tf32_small").config;
