@@ -13,6 +13,7 @@
 #include "program_text.hpp"
 #include "sixteen_bit_conversion.hpp"
 #include "sm90a_marker.hpp"
+#include "tile_bands.hpp"
 #include "wgmma_operands.hpp"
 
 namespace tilegemm::detail {
@@ -387,9 +388,8 @@ void gemm_sixteen_bit_warpgroup(WARPGROUP16_PARAMETERS) {
   const int id = get_group_id(0), split = id >= whole_tiles;
   const int tile = split ? whole_tiles + (id - whole_tiles) / splits : id;
   const int pieces = split ? splits : 1, piece = split ? (id - whole_tiles) % splits : 0;
-  const int first_row = tile / (band * tiles_n) * band;
-  const int band_rows = min(band, tiles_m - first_row), within = tile - first_row * tiles_n;
-  const int tile_m = first_row + within % band_rows, tile_n = within / band_rows;
+  const int2 banded = banded_tile(tile, tiles_m, tiles_n, band);
+  const int tile_m = banded.x, tile_n = banded.y;
   const int all_slices = K / TSK, first = all_slices * piece / pieces;
   const int count = all_slices * (piece + 1) / pieces - first;
   __global const float* a = A + (int)get_group_id(2) * a_stride + (tile_m * all_slices + first) * SLICE_A;
@@ -486,8 +486,9 @@ inline ProgramText warpgroup16_program(SixteenBit element, int columns, bool flo
   static constexpr TextPiece float_result_text = piece_of<warpgroup16_result_text<true>>();
   static constexpr TextPiece sixteen_bit_result_text = piece_of<warpgroup16_result_text<false>>();
   static constexpr TextPiece code =
-      joined_piece<sm90a_marker_text, wgmma_operands_source, warpgroup16_parameters_text, sixteen_bit_elements_source,
-                   warpgroup16_layout_source, copy_engine_source, warpgroup16_products_source>();
+      joined_piece<sm90a_marker_text, wgmma_operands_source, tile_bands_source, warpgroup16_parameters_text,
+                   sixteen_bit_elements_source, warpgroup16_layout_source, copy_engine_source,
+                   warpgroup16_products_source>();
   ProgramText program = program_text(
       warpgroup16_kernel_name,
       {scalar_piece(false, 1), element == SixteenBit::half ? half_defines : bfloat16_defines,

@@ -504,7 +504,8 @@ inline void multiply_slice(__local const real* slice, const int a_place[PLACES],
 // on an H200: double 2% faster, tf32 5%).
 inline int2 tile_origin() {
   const int2 tile =
-      banded_tile(get_group_id(1) * get_num_groups(0) + get_group_id(0), get_num_groups(0), get_num_groups(1));
+      banded_tile(get_group_id(1) * get_num_groups(0) + get_group_id(0), get_num_groups(0), get_num_groups(1),
+                  BAND_TILES);
   return (int2)(TSM * tile.x, TSN * tile.y);
 }
 

@@ -45,8 +45,9 @@ inline constexpr char warpgroup_mma_layout_source[] = R"CLC(
 // buffer whose products were just waited for is copied into at once, so AHEAD is SLOTS - MMA_PENDING. (Copies of 16
 // bytes by every work-item with cp.async, with a work-group barrier per slice, ran slower: see
 // warpgroup_barrier_bytes.)
-#if !defined(STAGES) || !defined(LOCAL_ELEMENTS) || !defined(MMA_PENDING) || !defined(SUMMED_DEPTH) || !defined(MMA)
-#error "kernels/warpgroup_mma.hpp needs STAGES, LOCAL_ELEMENTS, MMA_PENDING, SUMMED_DEPTH and MMA from the preamble"
+#if !defined(STAGES) || !defined(LOCAL_ELEMENTS) || !defined(MMA_PENDING) || !defined(SUMMED_DEPTH) || \
+    !defined(BAND_TILES) || !defined(MMA)
+#error "kernels/warpgroup_mma.hpp needs STAGES, LOCAL_ELEMENTS, MMA_PENDING, SUMMED_DEPTH, BAND_TILES and MMA"
 #endif
 #define PARTS (TSN / 128)  // parts of 64 x 128 per warpgroup
 #if MMA == MMA_TF32X3
@@ -230,7 +231,8 @@ __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
 void gemm_warpgroup_mma(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   LOCAL_SLICES;
   const int2 tile =
-      banded_tile(get_group_id(1) * get_num_groups(0) + get_group_id(0), get_num_groups(0), get_num_groups(1));
+      banded_tile(get_group_id(1) * get_num_groups(0) + get_group_id(0), get_num_groups(0), get_num_groups(1),
+                  BAND_TILES);
   multiply_tile(tile, slices, M, N, K, alpha, beta, A + IN_BATCH(a_offset, a_stride),
                 B + IN_BATCH(b_offset, b_stride), C + IN_BATCH(c_offset, c_stride), ldc);
 }
@@ -251,7 +253,8 @@ void gemm_warpgroup_mma_strips(GEMM_PARAMETERS(realV), STRIP_PARAMETERS) {
                     A_all + a_offset_all, lda_all, B_all + b_offset_all, ldb_all, C + c_offset, ldc, slices);
     return;
   }
-  const int2 tile = banded_tile(get_group_id(1) * get_num_groups(0) + get_group_id(0), get_num_groups(0), tile_rows);
+  const int2 tile =
+      banded_tile(get_group_id(1) * get_num_groups(0) + get_group_id(0), get_num_groups(0), tile_rows, BAND_TILES);
   multiply_tile(tile, slices, M, N, K, alpha, beta, A + a_offset, B + b_offset, C + c_offset, ldc);
 }
 )CLC";
