@@ -271,7 +271,7 @@ TEST_CASE("warpgroup_mma batched in tf32x3, and AutoConfig's large batches on it
   const cl::CommandQueue queue = tilegemm::default_queue();
   if (!tilegemm::detail::has_warpgroup_mma(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()))) return;
   const tilegemm::ScopedMathMode math(tilegemm::MathMode::tf32x3);
-  check_batches_in<tilegemm::WarpgroupMma<64, 128, 16, 8>, float>(EdgePolicy::by_size);
+  check_batches_in<tilegemm::WarpgroupMma<64, 128, 32, 8>, float>(EdgePolicy::by_size);
   check_batches_in<tilegemm::WarpgroupMma<128, 128, 32, 6>, float>(EdgePolicy::by_size, {0, 3});
   check_batch<tilegemm::AutoConfig, float>(queue, false, true, {1000, 700, 300}, 3, 0.5f, -1.0f);
   check_batch<tilegemm::AutoConfig, float>(queue, true, false, {513, 1024, 129}, 4, 1.0f, 0.0f);

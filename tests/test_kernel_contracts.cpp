@@ -150,6 +150,7 @@ void check_families(const CallContext& call, bool slow) {
   // Past the 48 KiB the device reports (runtime/sm90a_local_memory.hpp): 192 KiB in tf32 and in tf32x3.
   check_config<tilegemm::WarpgroupMma<128, 256, 32, 4>, Scalar>(call);
   check_config<tilegemm::WarpgroupMma<128, 128, 32, 6>, Scalar>(call);
+  check_config<tilegemm::WarpgroupMma<64, 128, 32, 8>, Scalar>(call);
   // The copy engine's double past 48 KiB (135 KiB).
   check_config<tilegemm::BulkTensorCores<128, 128, 16, 64, 32, 4>, Scalar>(call);
 }

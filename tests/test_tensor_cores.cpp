@@ -39,11 +39,12 @@ using DoubleOdd = tilegemm::TensorCores<96, 96, 4, 48, 24, 4>;
 // The warpgroup_mma family (wgmma, TF32, compute capability 9.0): two warpgroups with slices 8 deep within 48 KiB,
 // and AutoConfig's choices there, whose slices take up to 192 KiB of local memory (runtime/sm90a_local_memory.hpp).
 using Warpgroup = tilegemm::WarpgroupMma<128, 128, 8, 6>;
-using WarpgroupSmall = tilegemm::WarpgroupMma<64, 128, 32, 4>;       // AutoConfig's tf32 for small C
-using WarpgroupDeep = tilegemm::WarpgroupMma<128, 128, 32, 3>;       // tf32
-using WarpgroupWide = tilegemm::WarpgroupMma<128, 256, 32, 4>;       // tf32 for large C
-using WarpgroupSmallSplit = tilegemm::WarpgroupMma<64, 128, 16, 8>;  // tf32x3 for small C
-using WarpgroupDeepSplit = tilegemm::WarpgroupMma<128, 128, 32, 6>;  // tf32x3
+using WarpgroupSmall = tilegemm::WarpgroupMma<64, 128, 32, 4>;           // AutoConfig's tf32 for small C
+using WarpgroupDeep = tilegemm::WarpgroupMma<128, 128, 32, 3>;           // tf32
+using WarpgroupWide = tilegemm::WarpgroupMma<128, 256, 32, 4>;           // tf32 for large C
+using WarpgroupSmallSplit = tilegemm::WarpgroupMma<64, 128, 16, 8>;      // tf32x3 for small C with strips
+using WarpgroupSmallDeepSplit = tilegemm::WarpgroupMma<64, 128, 32, 8>;  // tf32x3 for small C
+using WarpgroupDeepSplit = tilegemm::WarpgroupMma<128, 128, 32, 6>;      // tf32x3
 
 // The bulk_tensor_cores family (double fed by the copy engine, compute capability 9.0): AutoConfig's choice for large
 // C (135 KiB of local memory), a small one within 48 KiB, and AutoConfig's for medium C.
@@ -344,6 +345,8 @@ WARPGROUP_CASE(WarpgroupWide, "warpgroup_mma 128x256x32 s4 float tf32, every sha
 WARPGROUP_CASE(WarpgroupSmallSplit, "warpgroup_mma 64x128x16 s8 float tf32x3, every shape and transpose",
                MathMode::tf32x3)
 WARPGROUP_CASE(WarpgroupDeepSplit, "warpgroup_mma 128x128x32 s6 float tf32x3, every shape and transpose",
+               MathMode::tf32x3)
+WARPGROUP_CASE(WarpgroupSmallDeepSplit, "warpgroup_mma 64x128x32 s8 float tf32x3, every shape and transpose",
                MathMode::tf32x3)
 
 // The bulk_tensor_cores family: refused with a sentence saying why without the copy engine and in float (nothing

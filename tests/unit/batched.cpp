@@ -295,15 +295,20 @@ TEST_CASE("batches of large products on tensor cores: the whole batch's tiles in
   CHECK(warpgroup(pair));
   CHECK(pair.config.name() == "warpgroup_mma 128x256x32 2x64 s4");  // 256 tiles of 128 x 256: 2 rounds, 4 of 128^2
   CHECK(pair.global[2] == 2);
+  // tf32x3: 64 x 128 tiles where the batch has at most one a compute unit (2 x 64 of the H200's 132), all of C in
+  // tiles; else 128 x 128 (2 x 153 of 64 x 128 at 1025).
+  const Plan small = plan_default(batch_shape(512, 1024, 512, 2), hopper, 4, tilegemm::MathMode::tf32x3);
+  CHECK(small.config.name() == "warpgroup_mma 64x128x32 2x32 s8");
+  CHECK(small.global[2] == 2);
+  CHECK(plan_default(batch_shape(512, 1024, 512, 3), hopper, 4, tilegemm::MathMode::tf32x3).config.name() ==
+        "warpgroup_mma 128x128x32 2x32 s6");  // 3 x 64 tiles of 64 x 128
   const Plan split = plan_default(batch_shape(1025, 1025, 512, 2), hopper, 4, tilegemm::MathMode::tf32x3);
   CHECK(warpgroup(split));
-  CHECK(split.config.name() == "warpgroup_mma 64x128x16 2x32 s8");  // 2 x 81 tiles of 128 x 128: under 3 for 2 units
+  CHECK(split.config.name() == "warpgroup_mma 128x128x32 2x32 s6");
   CHECK(split.strips == StripWork::none);
   CHECK(split.corner_m == 1025);
   CHECK(split.global[2] == 2);
-  CHECK(split.a.outer_padded == 17 * 64);
-  CHECK(plan_default(batch_shape(1025, 1025, 512, 3), hopper, 4, tilegemm::MathMode::tf32x3).config.name() ==
-        "warpgroup_mma 128x128x32 2x32 s6");  // 243 tiles
+  CHECK(split.a.outer_padded == 9 * 128);
   // 16 products of 256 x 256: 128 tiles of 64 x 128, enough for half the compute units; 8 products: 64, not enough.
   CHECK(warpgroup(plan_default(batch_shape(256, 256, 256, 16), hopper, 4, tilegemm::MathMode::tf32)));
   CHECK(!warpgroup(plan_default(batch_shape(256, 256, 256, 8), hopper, 4, tilegemm::MathMode::tf32)));

@@ -64,7 +64,7 @@ struct BuiltinConfig {
 
 // The table. Every entry's measurements are in docs/configurations.md.
 // clang-format off
-inline constexpr std::array<BuiltinConfig, 45> builtin_configs = {{
+inline constexpr std::array<BuiltinConfig, 46> builtin_configs = {{
     // Whole C in tiles, chosen per shape by the GPU model; 64 x 128 needs more than 48 KiB of local memory in double.
     {"gpu_128x128", DeviceLevel::gpus, ieee_both, describe<Prefetch<128, 128, 8, 8, 8, 4>>,
      GpuModel{ModelFigures{2, 47.0}, ModelFigures{1, 19.8}, true}},
@@ -134,7 +134,8 @@ inline constexpr std::array<BuiltinConfig, 45> builtin_configs = {{
     {"warpgroup_tf32_small", DeviceLevel::warpgroup_mma, float_tf32, describe<WarpgroupMma<64, 128, 32, 4>>, std::nullopt},
     {"warpgroup_tf32", DeviceLevel::warpgroup_mma, float_tf32, describe<WarpgroupMma<128, 128, 32, 3>>, std::nullopt},
     {"warpgroup_tf32_large", DeviceLevel::warpgroup_mma, float_tf32, describe<WarpgroupMma<128, 256, 32, 4>>, std::nullopt},
-    {"warpgroup_tf32x3_small", DeviceLevel::warpgroup_mma, float_tf32x3, describe<WarpgroupMma<64, 128, 16, 8>>, std::nullopt},
+    {"warpgroup_tf32x3_small", DeviceLevel::warpgroup_mma, float_tf32x3, describe<WarpgroupMma<64, 128, 32, 8>>, std::nullopt},
+    {"warpgroup_tf32x3_small_strips", DeviceLevel::warpgroup_mma, float_tf32x3, describe<WarpgroupMma<64, 128, 16, 8>>, std::nullopt},
     {"warpgroup_tf32x3", DeviceLevel::warpgroup_mma, float_tf32x3, describe<WarpgroupMma<128, 128, 32, 6>>, std::nullopt},
     // Double on the copy engine's pipeline.
     {"bulk_double", DeviceLevel::bulk_tensor_cores, in_double, describe<BulkTensorCores<128, 128, 32, 64, 32, 3>>, std::nullopt},

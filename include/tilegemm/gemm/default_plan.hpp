@@ -307,16 +307,24 @@ inline void odd_sizes_whole(Plan& plan, const GemmShape& s, const DeviceLimits& 
 // compute units finish first, one of them taking warpgroup_large_tile_cost times a 128 x 128 tile's time: on an H200
 // (benchmarks/README.md, "wgmma: 64 x 256 a step, four buffers, bands") they ran 2048^3, 4096^3, 4097^3 and 8192^3
 // 1.10, 1.17, 1.13 and 1.29 times as fast as 128 x 128 tiles (1, 4, 5 and 16 rounds of them against 2, 8, 9 and 32),
-// 3072^3 1.06 times (3 rounds against 5; benchmarks/README.md "More buffers at medium sizes"). tf32x3 takes 128 x 128
-// tiles where C has 3 of them for 2 compute units (2048^3 in 175 us against 183 in 64 x 128 x 16 ones), else 64 x 128
-// x 16.
+// 3072^3 1.06 times (3 rounds against 5; benchmarks/README.md "More buffers at medium sizes"). tf32x3 takes 64 x 128
+// tiles where the tiled corner of C has at most one of them a compute unit, else 128 x 128 x 32 in 6 buffers: on an
+// H200 ("tf32x3 at medium sizes") 1024^3 in 37.6 us against 46.9, 1088^3 in 50.4 against 65.8 (153 small tiles, 81
+// large ones). The small tiles are 32 deep in 8 buffers (192 KiB, 1024^3 in 37.6 against 43.0 us 16 deep), or 16
+// deep in 8 (96 KiB) where strips of C are left past the corner: the launch's strip work-groups take as much local
+// memory as its tiles, and 192 KiB would put them on no unit beside a tile (1025^3 in 63 us against 48).
 inline constexpr double warpgroup_large_tile_cost = 1.65;
 inline const KernelDescription& warpgroup_choice(const GemmShape& s, long long units, MathMode math) {
   const KernelDescription& tf32x3 = builtin("warpgroup_tf32x3").config;
   const KernelDescription& tf32_large = builtin("warpgroup_tf32_large").config;
   const KernelDescription& tf32 = builtin("warpgroup_tf32").config;
   if (math == MathMode::tf32x3) {
-    return 2 * batch_tiles_of(s, tf32x3.tile) >= 3 * units ? tf32x3 : builtin("warpgroup_tf32x3_small").config;
+    const KernelDescription& small = builtin("warpgroup_tf32x3_small").config;
+    const auto [m, n] = s.batch > 1 ? std::pair{s.m, s.n} : tiled_corner(s.m, s.n, small.tile.tsm, small.tile.tsn);
+    const long long small_tiles =
+        static_cast<long long>((m + small.tile.tsm - 1) / small.tile.tsm) * ((n + small.tile.tsn - 1) / small.tile.tsn);
+    if (small_tiles * std::max(s.batch, 1) > units) return tf32x3;
+    return m == s.m && n == s.n ? small : builtin("warpgroup_tf32x3_small_strips").config;
   }
   const long long tiles = batch_tiles_of(s, tf32.tile);
   if (tiles < units) return builtin("warpgroup_tf32_small").config;
