@@ -437,9 +437,13 @@ TEST_CASE(
       INFO((wide ? "wide-range" : "uniform")
            << " data, K = " << k << ": scaled errors ieee " << ieee << ", tf32x3 " << tf32x3 << ", tf32 " << tf32
            << ", wgmma tf32x3 " << warpgroup << ", deep " << deep);
-      CHECK(tf32x3 <= 2 * ieee);
-      CHECK(warpgroup <= 2 * ieee);
-      CHECK(deep <= 2 * ieee);
+      // Twice the IEEE kernel's error, or 16 units of float's rounding where both are as small as that: at K = 16 the
+      // IEEE error is a unit or two and the ratio of two such errors is noise (wgmma's once came out 2.2 times it),
+      // while tf32 alone is off by thousands of units.
+      const double ieee_bound = std::max(2 * ieee, 16 * 0x1p-24);
+      CHECK(tf32x3 <= ieee_bound);
+      CHECK(warpgroup <= ieee_bound);
+      CHECK(deep <= ieee_bound);
       CHECK(tf32 <= (k + 2) * 0x1p-24 + 2 * tf32_relative_error);  // TF32's rounding of both operands, then FP32 sums
       CHECK(tf32 > tf32x3);                                        // the mode did take effect
       // Each product of operands rounded to 16 bits off by at most 2u + u^2 of its size, then FP32 sums.
