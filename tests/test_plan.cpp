@@ -742,6 +742,7 @@ TEST_CASE(
   CHECK(name(3072, MathMode::tf32) == "warpgroup_mma 128x256x32 2x64 s4");
   CHECK(name(2304, MathMode::tf32) == "warpgroup_mma 128x128x32 2x32 s3");  // 2 rounds of 162 tiles, 3 of 324
   CHECK(name(1408, MathMode::tf32) == "warpgroup_mma 64x128x32 2x32 s4");
+  CHECK(name(1024, MathMode::tf32) == "warpgroup_mma 64x128x32 2x32 s4");
   // tf32x3: 64 x 128 tiles 32 deep in 8 buffers where the tiled corner of C has at most one of them a compute unit
   // (1024^2 and the 1024^2 corners of 1025^2 to 1040^2 have 128 for the H200's 132, 1041^2 153), else 128 x 128
   // tiles 32 deep in 6 buffers. The small tiles are 32 deep in 8 buffers where they cover all of C:
@@ -753,9 +754,14 @@ TEST_CASE(
   CHECK(name(1024, MathMode::tf32x3) == "warpgroup_mma 64x128x32 2x32 s8");
   CHECK(name(1000, MathMode::tf32x3) == "warpgroup_mma 64x128x32 2x32 s8");  // all of C in 16 x 8 tiles
   CHECK(name(768, MathMode::tf32x3) == "warpgroup_mma 64x128x32 2x32 s8");
-  // Where strips are left past the corner, 16 deep (96 KiB, room for the strips' work-groups beside the tiles).
-  CHECK(name(1040, MathMode::tf32x3) == "warpgroup_mma 64x128x16 2x32 s8");
+  // Where strips up to 8 wide are left past the corner, 16 deep (96 KiB, room for the strips' work-groups beside the
+  // tiles); wider strips with 128 x 128 tiles.
   CHECK(name(1025, MathMode::tf32x3) == "warpgroup_mma 64x128x16 2x32 s8");
+  CHECK(name(1032, MathMode::tf32x3) == "warpgroup_mma 64x128x16 2x32 s8");
+  CHECK(name(1033, MathMode::tf32x3) == "warpgroup_mma 128x128x32 2x32 s6");
+  CHECK(name(1040, MathMode::tf32x3) == "warpgroup_mma 128x128x32 2x32 s6");
+  CHECK(plan_default(dense_shape(1040, 1025, 1024), hopper, 4, MathMode::tf32x3).config.name() ==
+        "warpgroup_mma 128x128x32 2x32 s6");  // the wider strip decides
   // Not below a 64 x 128 tile for half the compute units (66 of the H200's 132: 768^2 has 72, 640^2 50), nor in
   // ieee, in double, or on other compute capabilities (8.0 lacks wgmma; 10.0's PTX has no sm_90a instructions).
   CHECK(warpgroup(plan_default(dense_shape(1025, 1025, 1025), hopper, 4, MathMode::tf32x3)));

@@ -303,17 +303,21 @@ inline void odd_sizes_whole(Plan& plan, const GemmShape& s, const DeviceLimits& 
 // configurations, the thin strips past it multiplied by extra work-groups of the same launch; tf32 all of C in tiles
 // (the packed copies are padded; its products are short enough that the strips' SIMT arithmetic would cost more).
 // Smaller products keep mma.sync's plans; batches count the tiles of all their products. tf32 takes the smallest
-// tiles where 128 x 128 ones would leave compute units idle, else 128 x 256 in 4 buffers where their rounds over the
-// compute units finish first, one of them taking warpgroup_large_tile_cost times a 128 x 128 tile's time: on an H200
+// tiles where 128 x 128 ones would leave compute units idle (in 4 buffers: 8 ran 1024^3 within 3%, "tf32x3 at
+// medium sizes"), else 128 x 256 in 4 buffers where their rounds over the compute units finish first, one of them
+// taking warpgroup_large_tile_cost times a 128 x 128 tile's time: on an H200
 // (benchmarks/README.md, "wgmma: 64 x 256 a step, four buffers, bands") they ran 2048^3, 4096^3, 4097^3 and 8192^3
 // 1.10, 1.17, 1.13 and 1.29 times as fast as 128 x 128 tiles (1, 4, 5 and 16 rounds of them against 2, 8, 9 and 32),
 // 3072^3 1.06 times (3 rounds against 5; benchmarks/README.md "More buffers at medium sizes"). tf32x3 takes 64 x 128
 // tiles where the tiled corner of C has at most one of them a compute unit, else 128 x 128 x 32 in 6 buffers: on an
 // H200 ("tf32x3 at medium sizes") 1024^3 in 37.6 us against 46.9, 1088^3 in 50.4 against 65.8 (153 small tiles, 81
 // large ones). The small tiles are 32 deep in 8 buffers (192 KiB, 1024^3 in 37.6 against 43.0 us 16 deep), or 16
-// deep in 8 (96 KiB) where strips of C are left past the corner: the launch's strip work-groups take as much local
-// memory as its tiles, and 192 KiB would put them on no unit beside a tile (1025^3 in 63 us against 48).
+// deep in 8 (96 KiB) where strips of C up to warpgroup_narrow_strips wide are left past the corner: the launch's strip
+// work-groups take as much local memory as its tiles, and 192 KiB would put them on no unit beside a tile (1025^3 in
+// 60 us against 47; 1032^3 49 against 50 for 128 x 128 tiles). Wider strips beside 128 small tiles took longer than
+// 128 x 128 tiles with them (1040^3: 64 us against 51).
 inline constexpr double warpgroup_large_tile_cost = 1.65;
+inline constexpr int warpgroup_narrow_strips = 8;
 inline const KernelDescription& warpgroup_choice(const GemmShape& s, long long units, MathMode math) {
   const KernelDescription& tf32x3 = builtin("warpgroup_tf32x3").config;
   const KernelDescription& tf32_large = builtin("warpgroup_tf32_large").config;
@@ -324,7 +328,9 @@ inline const KernelDescription& warpgroup_choice(const GemmShape& s, long long u
     const long long small_tiles =
         static_cast<long long>((m + small.tile.tsm - 1) / small.tile.tsm) * ((n + small.tile.tsn - 1) / small.tile.tsn);
     if (small_tiles * std::max(s.batch, 1) > units) return tf32x3;
-    return m == s.m && n == s.n ? small : builtin("warpgroup_tf32x3_small_strips").config;
+    if (m == s.m && n == s.n) return small;
+    return std::max(s.m - m, s.n - n) <= warpgroup_narrow_strips ? builtin("warpgroup_tf32x3_small_strips").config
+                                                                 : tf32x3;
   }
   const long long tiles = batch_tiles_of(s, tf32.tile);
   if (tiles < units) return builtin("warpgroup_tf32_small").config;
