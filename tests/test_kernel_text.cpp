@@ -202,7 +202,7 @@ TEST_CASE("a tensor_cores program has the warps, stages and local memory in its 
   using tilegemm::detail::MmaKind;
   CHECK(contains(describe<Tensor>.config_preamble.text,
                  "#define WARPS_M 2\n#define WARPS_N 4\n#define WM 64\n#define WN 32\n#define STAGES 3\n"
-                 "#define PENDING_SLICES 1\n#define ROW_PAD_DOUBLE 4\n#define BAND_TILES 8\n"
+                 "#define ROW_PAD_DOUBLE 4\n#define BAND_TILES 8\n"
                  "#define LOCAL_ELEMENTS 12672\n"));
   Variant tf32x3;
   tf32x3.mma = MmaKind::tf32x3;
@@ -283,7 +283,7 @@ TEST_CASE("a bulk_tensor_cores program is tensor_cores' shared code with the cop
   CHECK(!text.needs_sm90a);  // cp.async.bulk and mbarriers are sm_90's
   const std::string all = joined(text);
   CHECK(contains(all,
-                 "#define STAGES 3\n#define PENDING_SLICES 1\n#define ROW_PAD_DOUBLE 4\n#define BAND_TILES 8\n"
+                 "#define STAGES 3\n#define ROW_PAD_DOUBLE 4\n#define BAND_TILES 8\n"
                  "#define LOCAL_ELEMENTS 25350\n"));
   CHECK(contains(all, "#define MMA 4\n"));
   CHECK(contains(all, "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64"));

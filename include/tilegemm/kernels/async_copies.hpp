@@ -1,5 +1,6 @@
 // kernels/async_copies: cp.async in OpenCL C (inline PTX, NVIDIA compute capability 8.0+): copies into local memory
-// that land later, in groups, for the families that copy slices several ahead (in_place_tensor_cores, staged_prefetch).
+// that land later, in groups, for the families that copy slices several ahead (tensor_cores, in_place_tensor_cores,
+// staged_prefetch).
 #pragma once
 
 namespace tilegemm::detail {

@@ -7,6 +7,7 @@
 
 #include "../config/fixed_string.hpp"
 #include "../config/tile_config.hpp"
+#include "async_copies.hpp"
 #include "family_defaults.hpp"
 #include "program_text.hpp"
 #include "tf32_rounding.hpp"
@@ -37,7 +38,7 @@ inline constexpr char tensor_cores_warps_source[] = R"CLC(
 // double (the compiler ordered the slice's products after its loads, where with padding it moved some past the
 // barrier).
 #if !defined(WARPS_M) || !defined(WARPS_N) || !defined(WM) || !defined(WN) || !defined(STAGES) || \
-    !defined(PENDING_SLICES) || !defined(ROW_PAD_DOUBLE) || !defined(BAND_TILES) || !defined(MMA)
+    !defined(ROW_PAD_DOUBLE) || !defined(BAND_TILES) || !defined(MMA)
 #error "kernels/tensor_cores.hpp needs the warps, stages and row padding (warp_defines) and MMA from the preamble"
 #endif
 #define TILES_M (WM / 16)
@@ -99,7 +100,8 @@ inline constexpr char tensor_cores_warps_source[] = R"CLC(
 #define PLACES 4                          // at least SPAN_PLACES and a lane block's pieces
 )CLC";
 
-// The tensor_cores family's own pipeline: every work-item copies 16 bytes at a time with cp.async.
+// The tensor_cores family's own pipeline: every work-item copies 16 bytes at a time with cp.async
+// (kernels/async_copies.hpp).
 inline constexpr char tensor_cores_pipeline_source[] = R"CLC(
 // Slices of A and B, TSK deep, pass through STAGES buffers in local memory: cp.async copies slices up to STAGES - 1
 // ahead of the one the warps multiply, and each slice costs one barrier. (Reading the next step's fragments while
@@ -109,18 +111,6 @@ inline constexpr char tensor_cores_pipeline_source[] = R"CLC(
 #define PIECES_A ((SLICE_PIECES_A + THREADS - 1) / THREADS)  // per work-item, at most
 #define PIECES_B ((SLICE_PIECES_B + THREADS - 1) / THREADS)
 #define LOW_PRODUCTS_UP_TO 128
-#define TEXT_OF(x) #x
-#define TEXT(x) TEXT_OF(x)
-
-// 16 bytes from global to local memory, asynchronously; the 32-bit address of the local side is that of the shared
-// window, which is what the __local pointer holds.
-inline void copy_16_bytes(__local real* to, __global const real* from) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((uint)(ulong)to), "l"(from) : "memory");
-}
-// Ends a group of copies (a slice; empty past the last), and waits until all but the last PENDING_SLICES groups
-// of this work-item have landed.
-inline void end_copy_group() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-inline void wait_for_copy_groups() { asm volatile("cp.async.wait_group " TEXT(PENDING_SLICES) ";" ::: "memory"); }
 
 // Starts copying the slice of A and B at k0 into `slice`; neighbouring work-items copy neighbouring 16 bytes.
 inline void copy_slice(__local real* slice, __global const real* a, const int lda, __global const real* b,
@@ -131,7 +121,7 @@ inline void copy_slice(__local real* slice, __global const real* a, const int ld
     const int k = e / (TSM / PIECE);
     const int m = e % (TSM / PIECE) * PIECE;
     if (SLICE_PIECES_A % THREADS == 0 || e < SLICE_PIECES_A) {
-      copy_16_bytes(slice + k * ROW_A + (m ^ SWIZZLE_A(k)), a + (k0 + k) * lda + m);
+      copy_async(slice + k * ROW_A + (m ^ SWIZZLE_A(k)), a + (k0 + k) * lda + m, 16, true);
     }
   }
   __local real* b_slice = slice + TSK * ROW_A;
@@ -141,7 +131,7 @@ inline void copy_slice(__local real* slice, __global const real* a, const int ld
     const int k = e / (TSN / PIECE);
     const int n = e % (TSN / PIECE) * PIECE;
     if (SLICE_PIECES_B % THREADS == 0 || e < SLICE_PIECES_B) {
-      copy_16_bytes(b_slice + k * ROW_B + (n ^ SWIZZLE_B(k)), b + (k0 + k) * ldb + n);
+      copy_async(b_slice + k * ROW_B + (n ^ SWIZZLE_B(k)), b + (k0 + k) * ldb + n, 16, true);
     }
   }
 }
@@ -640,10 +630,10 @@ void gemm_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
 // The tensor_cores family's code: to_tf32, the warps' layout, its cp.async pipeline, and the products in TF32, in
 // double and in 16 bits, in this order.
 inline constexpr TextPiece tensor_cores_helpers =
-    joined_piece<tf32_rounding_source, tile_bands_source, tensor_cores_warps_source, tensor_cores_pipeline_source,
-                 tensor_cores_tf32_mma_source, tensor_cores_fp64_mma_source, tensor_cores_fragments_source,
-                 tensor_cores_tf32_multiply_source, tensor_cores_fp64_multiply_source, tensor_cores_sixteen_bit_source,
-                 tensor_cores_slices_source>();
+    joined_piece<tf32_rounding_source, tile_bands_source, tensor_cores_warps_source, async_copies_source,
+                 tensor_cores_pipeline_source, tensor_cores_tf32_mma_source, tensor_cores_fp64_mma_source,
+                 tensor_cores_fragments_source, tensor_cores_tf32_multiply_source, tensor_cores_fp64_multiply_source,
+                 tensor_cores_sixteen_bit_source, tensor_cores_slices_source>();
 
 // Padding of each k-row of a slice of doubles in local memory, in elements: 4 doubles keep the lanes' reads of a
 // fragment in distinct banks (rows t and columns g: t * ROW falls on distinct multiples of 4 eight-byte pairs) and
@@ -759,7 +749,6 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
     lines.define("WM", 8 * t.wptm);
     lines.define("WN", 4 * t.wptn);
     lines.define("STAGES", t.stages);
-    lines.define("PENDING_SLICES", t.stages - 2);
     lines.define("ROW_PAD_DOUBLE", tensor_row_pad_double);
     lines.define("BAND_TILES", tensor_band_tiles);
   }
