@@ -324,13 +324,13 @@ inline const KernelDescription& warpgroup_choice(const GemmShape& s, long long u
   const KernelDescription& tf32 = builtin("warpgroup_tf32").config;
   if (math == MathMode::tf32x3) {
     const KernelDescription& small = builtin("warpgroup_tf32x3_small").config;
-    const auto [m, n] = s.batch > 1 ? std::pair{s.m, s.n} : tiled_corner(s.m, s.n, small.tile.tsm, small.tile.tsn);
-    const long long small_tiles =
-        static_cast<long long>((m + small.tile.tsm - 1) / small.tile.tsm) * ((n + small.tile.tsn - 1) / small.tile.tsn);
-    if (small_tiles * std::max(s.batch, 1) > units) return tf32x3;
-    if (m == s.m && n == s.n) return small;
-    return std::max(s.m - m, s.n - n) <= warpgroup_narrow_strips ? builtin("warpgroup_tf32x3_small_strips").config
-                                                                 : tf32x3;
+    GemmShape corner = s;  // what the small tiles cover (a batch: all of C)
+    if (s.batch <= 1) std::tie(corner.m, corner.n) = tiled_corner(s.m, s.n, small.tile.tsm, small.tile.tsn);
+    if (batch_tiles_of(corner, small.tile) > units) return tf32x3;
+    if (corner.m == s.m && corner.n == s.n) return small;
+    return std::max(s.m - corner.m, s.n - corner.n) <= warpgroup_narrow_strips
+               ? builtin("warpgroup_tf32x3_small_strips").config
+               : tf32x3;
   }
   const long long tiles = batch_tiles_of(s, tf32.tile);
   if (tiles < units) return builtin("warpgroup_tf32_small").config;
