@@ -52,6 +52,11 @@ using Bulk = tilegemm::BulkTensorCores<128, 128, 16, 64, 32, 4>;
 using BulkSmall = tilegemm::BulkTensorCores<64, 64, 8, 32, 32, 3>;
 using BulkNarrow = tilegemm::BulkTensorCores<64, 128, 32, 32, 32, 3>;  // AutoConfig's for C of 1024 to 1536
 
+// The in_place_tensor_cores family in float (mma.sync on the caller's operands, copied in stages): 64 x 64 tiles of
+// 16-deep slices (m16n8k8) in 4 stages, and 32 x 32 tiles of 4-deep ones (m16n8k4 in TF32) in 2.
+using InPlaceFloat = tilegemm::InPlaceTensorCores<64, 64, 16, 4, 8, 1, 4>;
+using InPlaceFloatShallow = tilegemm::InPlaceTensorCores<32, 32, 4, 2, 4, 1, 2>;
+
 bool device_has_tensor_cores(const cl::CommandQueue& queue) {
   return tilegemm::detail::has_tensor_cores(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()));
 }
@@ -348,6 +353,49 @@ WARPGROUP_CASE(WarpgroupDeepSplit, "warpgroup_mma 128x128x32 s6 float tf32x3, ev
                MathMode::tf32x3)
 WARPGROUP_CASE(WarpgroupSmallDeepSplit, "warpgroup_mma 64x128x32 s8 float tf32x3, every shape and transpose",
                MathMode::tf32x3)
+
+// The in_place_tensor_cores family in float: refused with a sentence saying why without mma.sync, in the ieee mode,
+// with its slices through registers and, in bf16 and fp16, slices not a multiple of 8 deep (nothing built); every
+// shape and transpose in each tensor math mode where it runs.
+TEST_CASE("in_place_tensor_cores runs float in the tensor math modes, where there is mma.sync", "[tensor_cores]") {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const std::size_t built = tilegemm::programs_built();
+  const auto refusal = [&](auto config, MathMode math) -> std::string {
+    try {
+      check_product<decltype(config), float>(queue, math, false, false, {8, 8, 8}, 1.0f, 0.0f);
+    } catch (const tilegemm::Error& e) {
+      return e.what();
+    }
+    return "ran";
+  };
+  if (!device_has_tensor_cores(queue)) {
+    CHECK_THAT(refusal(InPlaceFloat{}, MathMode::tf32), MESSAGE_CONTAINS("compute capability 8.0 or newer"));
+  } else {
+    CHECK_THAT(refusal(InPlaceFloat{}, MathMode::ieee),
+               MESSAGE_CONTAINS("which the math mode ieee (IEEE FP32, the default) rules out"));
+    CHECK_THAT(refusal(InPlaceFloatShallow{}, MathMode::bf16),
+               CONTAINS_ALL2("the math mode bf16 multiplies 16-bit operands 8 deep", "needs TSK a multiple of 8"));
+    CHECK_THAT(refusal(tilegemm::InPlaceTensorCores<64, 64, 16, 4, 8, 1>{}, MathMode::tf32),
+               MESSAGE_CONTAINS("needs Stages 2 to 8 and TSM and TSN multiples of 32 for float"));
+    CHECK_THAT(refusal(tilegemm::InPlaceTensorCores<48, 32, 12, 2, 4, 1, 3>{}, MathMode::tf32x3),
+               MESSAGE_CONTAINS("needs Stages 2 to 8 and TSM and TSN multiples of 32 for float"));
+  }
+  CHECK(tilegemm::programs_built() == built);
+}
+#define IN_PLACE_CASE(Config, name, math)                                                               \
+  TEST_CASE(name, "[tensor_cores][gpu]") {                                                              \
+    if (!device_has_tensor_cores(tilegemm::default_queue())) return; /* the refusal is checked above */ \
+    check_every_shape<Config, float>(math);                                                             \
+  }
+IN_PLACE_CASE(InPlaceFloat, "in_place_tensor_cores 64x64x16 s4 float tf32, every shape and transpose", MathMode::tf32)
+IN_PLACE_CASE(InPlaceFloat, "in_place_tensor_cores 64x64x16 s4 float tf32x3, every shape and transpose",
+              MathMode::tf32x3)
+IN_PLACE_CASE(InPlaceFloat, "in_place_tensor_cores 64x64x16 s4 float bf16, every shape and transpose", MathMode::bf16)
+IN_PLACE_CASE(InPlaceFloat, "in_place_tensor_cores 64x64x16 s4 float fp16, every shape and transpose", MathMode::fp16)
+IN_PLACE_CASE(InPlaceFloatShallow, "in_place_tensor_cores 32x32x4 s2 float tf32, every shape and transpose",
+              MathMode::tf32)
+IN_PLACE_CASE(InPlaceFloatShallow, "in_place_tensor_cores 32x32x4 s2 float tf32x3, every shape and transpose",
+              MathMode::tf32x3)
 
 // The bulk_tensor_cores family: refused with a sentence saying why without the copy engine and in float (nothing
 // built); every shape and transpose where it runs.

@@ -1,7 +1,8 @@
-// kernels/in_place_tensor_cores: double on FP64 tensor cores (mma.sync, inline PTX, NVIDIA compute capability 8.0+)
-// reading the caller's A and B in place (either layout, any edges, batches), their slices fetched through registers by
-// the prefetch kernel's loop or copied by cp.async in stages: products too small to pay for the tensor_cores family's
-// packing, such as batches of 32^3 to 256^3 and single products up to 1024.
+// kernels/in_place_tensor_cores: mma.sync (inline PTX, NVIDIA compute capability 8.0+) on the caller's A and B read
+// in place (either layout, any edges, batches): double on FP64 tensor cores, its slices fetched through registers by
+// the prefetch kernel's loop or copied by cp.async in stages, and float in the tensor math modes (tf32x3, tf32, bf16,
+// fp16), copied in stages: products too small to pay for the packing of the tensor_cores and warpgroup_mma families,
+// such as batches of 32^3 to 256^3, double products up to 1024 and float ones up to about 512 x 512 of C.
 #pragma once
 
 #include <cstddef>
@@ -14,17 +15,30 @@
 #include "prefetch.hpp"
 #include "program_text.hpp"
 #include "tensor_cores.hpp"
+#include "tf32_rounding.hpp"
 
 namespace tilegemm {
 namespace detail {
 
-// The warps' layout and the depth of one mma.sync, before the FP64 products (tensor_cores_fp64_mma_source) use it.
+// The warps' layout and the depth of one mma.sync, before the products (tensor_cores_fp64_mma_source,
+// tensor_cores_tf32_mma_source, tensor_cores_sixteen_bit_source) use it.
 inline constexpr char in_place_mma_steps_source[] = R"CLC(
-#if !defined(MMA) || (MMA != MMA_FP64_SM80 && MMA != MMA_FP64_SM90)
-#error "in_place_tensor_cores multiplies double on FP64 tensor cores: it needs MMA (fp64) from the preamble"
+#ifndef MMA
+#error "in_place_tensor_cores needs MMA (the kind of mma.sync) from the preamble"
 #endif
 #if (TSM / WPTM) % 8 != 0 || (TSN / WPTN) % 4 != 0 || WPTM % 2 != 0 || WPTN % 2 != 0 || TSK % 4 != 0
 #error "in_place_tensor_cores: warps of 8 x 4 work-items, even WPTM and WPTN, and TSK a multiple of 4"
+#endif
+#define SIXTEEN_BIT_MMA (MMA == MMA_BF16 || MMA == MMA_FP16)  // float slices, 16-bit fragments
+#define IN_PLACE_FLOAT (MMA == MMA_TF32 || MMA == MMA_TF32X3 || SIXTEEN_BIT_MMA)
+#if !IN_PLACE_FLOAT && MMA != MMA_FP64_SM80 && MMA != MMA_FP64_SM90
+#error "in_place_tensor_cores multiplies on tensor cores: double on FP64 ones, float in a tensor math mode"
+#endif
+#if IN_PLACE_FLOAT && (STAGES < 2 || TSM % 32 != 0 || TSN % 32 != 0)
+#error "in_place_tensor_cores: float copies its slices in stages (STAGES 2 to 8) into swizzled rows (TSM, TSN of 32)"
+#endif
+#if SIXTEEN_BIT_MMA && TSK % 8 != 0
+#error "in_place_tensor_cores: the 16-bit products (m16n8k8) need TSK a multiple of 8"
 #endif
 // The same work-items as the prefetch kernel's, THREADS_M x THREADS_N, each holding WPTM x WPTN elements of C, but
 // 32 of them (a warp) hold a (8 WPTM) x (4 WPTN) part of the tile as TILES_M x TILES_N accumulators of mma.sync's
@@ -40,12 +54,26 @@ inline constexpr char in_place_mma_steps_source[] = R"CLC(
 #define WARPS_M (TSM / WM)
 #if MMA == MMA_FP64_SM90 && TSK % 16 == 0
 #define MMA_K 16
-#elif MMA == MMA_FP64_SM90 && TSK % 8 == 0
-#define MMA_K 8
+#elif (MMA == MMA_FP64_SM90 || IN_PLACE_FLOAT) && TSK % 8 == 0
+#define MMA_K 8  // also the 16-bit products': m16n8k8, the lanes' k taken in the order t, t + 4 (a sum in any order)
 #else
 #define MMA_K 4
 #endif
 #define QUADS (MMA_K / 4)
+// Element (k, r) of a slice's A tile (B tile) lies in row k at column r ^ SWIZZLE(k), rows LINE_A (LINE_B) elements
+// apart. Rows of doubles are padded (ROW_A, ROW_B: a multiple of 4 and 4 more) and not swizzled; rows of floats
+// have no padding, and rows k to k + 3 have their 8-float pieces swapped by 8 (k % 4), so that a fragment's reads (8
+// columns g of 4 rows t) fall in 32 distinct banks. The swizzle keeps each column within its aligned 32.
+#if IN_PLACE_FLOAT
+#define LINE_A TSM
+#define LINE_B TSN
+#define SWIZZLE(k) ((k) % 4 * 8)
+#else
+#define LINE_A (ROW_A * VW)
+#define LINE_B (ROW_B * VW)
+#define SWIZZLE(k) 0
+#endif
+#define SLICE_SIZE (TSK * (LINE_A + LINE_B))  // elements of a slice of A and B in local memory
 )CLC";
 
 // Multiplying a slice on the tensor cores and storing C, as the tile loop (prefetch_tile_loop_source) asks.
@@ -56,25 +84,37 @@ inline int place_m(const int tid) { return tid / 32 % WARPS_M * WM + tid % 32 / 
 inline int place_n(const int tid) { return tid / 32 / WARPS_M * WN + tid % 32 / 4; }
 
 // acc += the warp's part of a slice's A tile times its part of the B tile over the slice's first `steps` steps (a
-// multiple of MMA_K, or zeros past them: the tile loop's last slice holds zeros past K).
-inline void multiply_slice(__local const realV* a_tile, __local const realV* b_tile, const int tm, const int tn,
-                           real acc[WPTM][WPTN], const int steps) {
-  __local const real* a_lane = (__local const real*)a_tile + tm;
-  __local const real* b_lane = (__local const real*)b_tile + tn;
+// multiple of MMA_K, or zeros past them: the tile loop's last slice holds zeros past K); low_products is tf32x3's
+// fourth product (kernels/tf32_rounding.hpp).
+inline void multiply_lanes(__local const real* a_tile, __local const real* b_tile, const int tm, const int tn,
+                           real acc[WPTM][WPTN], const int steps, const bool low_products) {
   const int t = local_index() % 4;
+#if IN_PLACE_FLOAT
+  float sums[TILES_M][TILES_N][4];  // acc as multiply_fragments (kernels/tensor_cores.hpp) takes it
+#pragma unroll
+  for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+    for (int j = 0; j < TILES_N; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) sums[i][j][v] = acc[2 * i + v / 2][2 * j + v % 2];
+#endif
   for (int k = 0; k < steps; k += MMA_K) {
     real a[TILES_M][2 * QUADS];  // A(g + 8 h, t + 4 q) at [i][2 q + h]
     real b[TILES_N][QUADS];      // B(t + 4 q, g) at [j][q]
 #pragma unroll
     for (int q = 0; q < QUADS; ++q) {
       const int row = k + 4 * q + t;
+      // The lane's columns start on multiples of 8 plus g < 8, which the swizzle leaves alone.
 #pragma unroll
       for (int i = 0; i < TILES_M; ++i)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) a[i][2 * q + h] = a_lane[row * ROW_A * VW + 16 * i + 8 * h];
+        for (int h = 0; h < 2; ++h) a[i][2 * q + h] = a_tile[row * LINE_A + ((tm + 16 * i + 8 * h) ^ SWIZZLE(row))];
 #pragma unroll
-      for (int j = 0; j < TILES_N; ++j) b[j][q] = b_lane[row * ROW_B * VW + 8 * j];
+      for (int j = 0; j < TILES_N; ++j) b[j][q] = b_tile[row * LINE_B + ((tn + 8 * j) ^ SWIZZLE(row))];
     }
+#if IN_PLACE_FLOAT
+    multiply_fragments(a, b, sums, low_products);
+#else
 #pragma unroll
     for (int i = 0; i < TILES_M; ++i)
 #pragma unroll
@@ -86,7 +126,22 @@ inline void multiply_slice(__local const realV* a_tile, __local const realV* b_t
         acc[2 * i + 1][2 * j] = d[2];
         acc[2 * i + 1][2 * j + 1] = d[3];
       }
+#endif
   }
+#if IN_PLACE_FLOAT
+#pragma unroll
+  for (int i = 0; i < TILES_M; ++i)
+#pragma unroll
+    for (int j = 0; j < TILES_N; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) acc[2 * i + v / 2][2 * j + v % 2] = sums[i][j][v];
+#endif
+}
+
+// The same for the prefetch kernel's tile loop (double only: float takes the stages below).
+inline void multiply_slice(__local const realV* a_tile, __local const realV* b_tile, const int tm, const int tn,
+                           real acc[WPTM][WPTN], const int steps) {
+  multiply_lanes((__local const real*)a_tile, (__local const real*)b_tile, tm, tn, acc, steps, false);
 }
 
 // Stores the lane's elements of the tile: C(m, n) = alpha * acc + beta * C(m, n) inside M x N (STORE_C).
@@ -128,7 +183,7 @@ inline void copy_operand(__local real* slice, const int row, __global const real
     const int k = k_contiguous ? e % TSK : e / outer;
     const bool inside = EDGES == EDGES_WHOLE_TILES || (r < rows && k0 + k < K);
     const int at = k_contiguous ? r * ld + k0 + k : (k0 + k) * ld + r;
-    copy_async(slice + k * row + r, inside ? tile + at : tile, sizeof(real), inside);
+    copy_async(slice + k * row + (r ^ SWIZZLE(k)), inside ? tile + at : tile, sizeof(real), inside);
   }
 }
 
@@ -147,13 +202,13 @@ inline void multiply_tile_async(real acc[WPTM][WPTN], const int M, const int N, 
 #pragma unroll
     for (int j = 0; j < WPTN; ++j) acc[i][j] = 0;
   const int slice_count = (K + TSK - 1) / TSK;
-  const int slice_size = TSK * (ROW_A + ROW_B);
+  const bool low_products = MMA == MMA_TF32X3 && K <= LOW_PRODUCTS_UP_TO;
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < slice_count) {
-      __local real* slice = slices + s * slice_size;
-      copy_operand(slice, ROW_A, a_tile, lda, A_K_CONTIGUOUS, TSM, ELEMENTS_A, M - tile_m, s * TSK, K, tid);
-      copy_operand(slice + TSK * ROW_A, ROW_B, b_tile, ldb, B_K_CONTIGUOUS, TSN, ELEMENTS_B, N - tile_n, s * TSK, K,
-                   tid);
+      __local real* slice = slices + s * SLICE_SIZE;
+      copy_operand(slice, LINE_A, a_tile, lda, A_K_CONTIGUOUS, TSM, ELEMENTS_A, M - tile_m, s * TSK, K, tid);
+      copy_operand(slice + TSK * LINE_A, LINE_B, b_tile, ldb, B_K_CONTIGUOUS, TSN, ELEMENTS_B, N - tile_n, s * TSK,
+                   K, tid);
     }
     end_copy_group();  // empty past the last slice, so that every wait below counts the same groups
   }
@@ -162,14 +217,14 @@ inline void multiply_tile_async(real acc[WPTM][WPTN], const int M, const int N, 
     barrier(CLK_LOCAL_MEM_FENCE);  // slice s has landed for all, and all are done with slice s - 1's buffer
     const int next = s + STAGES - 1;
     if (next < slice_count) {
-      __local real* slice = slices + next % STAGES * slice_size;
-      copy_operand(slice, ROW_A, a_tile, lda, A_K_CONTIGUOUS, TSM, ELEMENTS_A, M - tile_m, next * TSK, K, tid);
-      copy_operand(slice + TSK * ROW_A, ROW_B, b_tile, ldb, B_K_CONTIGUOUS, TSN, ELEMENTS_B, N - tile_n, next * TSK,
-                   K, tid);
+      __local real* slice = slices + next % STAGES * SLICE_SIZE;
+      copy_operand(slice, LINE_A, a_tile, lda, A_K_CONTIGUOUS, TSM, ELEMENTS_A, M - tile_m, next * TSK, K, tid);
+      copy_operand(slice + TSK * LINE_A, LINE_B, b_tile, ldb, B_K_CONTIGUOUS, TSN, ELEMENTS_B, N - tile_n,
+                   next * TSK, K, tid);
     }
     end_copy_group();
-    __local real* slice = slices + s % STAGES * slice_size;
-    multiply_slice((__local const realV*)slice, (__local const realV*)(slice + TSK * ROW_A), tm, tn, acc, TSK);
+    __local const real* slice = slices + s % STAGES * SLICE_SIZE;
+    multiply_lanes(slice, slice + TSK * LINE_A, tm, tn, acc, TSK, low_products);
   }
 }
 #endif
@@ -181,7 +236,11 @@ __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
 void gemm_in_place_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   real acc[WPTM][WPTN];
 #if STAGES > 1
-  __local real slices[STAGES * TSK * (ROW_A + ROW_B)];
+  // The host's count, with the doubles' padding (floats' rows use less of it).
+#if STAGES * SLICE_SIZE > LOCAL_ELEMENTS
+#error "in_place_tensor_cores: STAGES slices take more local memory than the host counts (LOCAL_ELEMENTS)"
+#endif
+  __local real slices[LOCAL_ELEMENTS];
   multiply_tile_async(acc, M, N, K, (__global const real*)A + IN_BATCH(a_offset, a_stride), lda,
                       (__global const real*)B + IN_BATCH(b_offset, b_stride), ldb, slices);
 #else
@@ -237,20 +296,42 @@ struct FamilyTraits<Family::in_place_tensor_cores> : FamilyDefaults {
     lines.define("SHORT_LAST_SLICE", 0);
     lines.define("STAGES", t.stages);
   }
-  // FP64 mma.sync from compute capability 8.0 (m16n8k8 and k16 from 9.0); double only.
-  static Implementation can_implement(const TileShape&, const RunTarget& target) {
+  // mma.sync from compute capability 8.0: double on FP64 tensor cores (m16n8k8 and k16 from 9.0); float in the tensor
+  // math modes (m16n8k8 TF32, BF16 or F16), its slices copied in stages into rows swizzled in spans of 32.
+  static Implementation can_implement(const TileShape& t, const RunTarget& target) {
     if (target.compute_capability < tensor_cores_from) return no_mma_sync(target);
-    if (target.scalar_size != sizeof(double)) {
-      return Implementation::refused(RefusalKind::operation,
-                                     " multiplies double only (on FP64 tensor cores); for float take the "
-                                     "tensor_cores family in a tensor math mode, or the prefetch family.");
+    if (target.scalar_size == sizeof(double)) {
+      return Implementation::uses(target.compute_capability >= wide_fp64_mma_from ? MmaKind::fp64_sm90
+                                                                                  : MmaKind::fp64_sm80);
     }
-    return Implementation::uses(target.compute_capability >= wide_fp64_mma_from ? MmaKind::fp64_sm90
-                                                                                : MmaKind::fp64_sm80);
+    if (target.math == MathMode::ieee) {
+      return Implementation::refused(
+          RefusalKind::operation,
+          " multiplies float on tensor cores, which the math mode ieee (IEEE FP32, the default) rules out. Choose "
+          "MathMode::tf32x3 (FP32-accurate), MathMode::tf32, MathMode::bf16 or MathMode::fp16 for the call, or a "
+          "configuration of another family (prefetch, in IEEE arithmetic).");
+    }
+    if (t.stages < 2 || t.tsm % 32 != 0 || t.tsn % 32 != 0) {
+      return Implementation::refused(RefusalKind::operation,
+                                     " copies float slices in stages into rows swizzled within spans of 32: it "
+                                     "needs Stages 2 to 8 and TSM and TSN multiples of 32 for float.");
+    }
+    if (sixteen_bit_math(target.math)) {
+      if (t.tsk % 8 != 0) {
+        return Implementation::refused(RefusalKind::operation,
+                                       " has slices " + std::to_string(t.tsk) + " deep, and the math mode " +
+                                           std::string(math_mode_name(target.math)) +
+                                           " multiplies 16-bit operands 8 deep at a time (mma.sync m16n8k8): it "
+                                           "needs TSK a multiple of 8.");
+      }
+      return Implementation::uses(target.math == MathMode::bf16 ? MmaKind::bf16 : MmaKind::fp16);
+    }
+    return Implementation::uses(target.math == MathMode::tf32 ? MmaKind::tf32 : MmaKind::tf32x3);
   }
 
   static constexpr TextPiece helpers =
-      joined_piece<prefetch_loads_source, in_place_mma_steps_source, tensor_cores_fp64_mma_source,
+      joined_piece<prefetch_loads_source, in_place_mma_steps_source, tf32_rounding_source, tensor_cores_tf32_mma_source,
+                   tensor_cores_fp64_mma_source, tensor_cores_tf32_multiply_source, tensor_cores_sixteen_bit_source,
                    in_place_mma_lanes_source, prefetch_tile_loop_source, async_copies_source,
                    in_place_mma_async_source>();
   static constexpr EntryPoint product = {"gemm_in_place_tensor_cores", piece_of<in_place_mma_product_source>()};

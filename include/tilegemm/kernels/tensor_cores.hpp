@@ -110,7 +110,6 @@ inline constexpr char tensor_cores_pipeline_source[] = R"CLC(
 #define SLICE_PIECES_B (TSK * TSN / PIECE)
 #define PIECES_A ((SLICE_PIECES_A + THREADS - 1) / THREADS)  // per work-item, at most
 #define PIECES_B ((SLICE_PIECES_B + THREADS - 1) / THREADS)
-#define LOW_PRODUCTS_UP_TO 128
 
 // Starts copying the slice of A and B at k0 into `slice`; neighbouring work-items copy neighbouring 16 bytes.
 inline void copy_slice(__local real* slice, __global const real* a, const int lda, __global const real* b,

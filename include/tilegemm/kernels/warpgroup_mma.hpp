@@ -13,6 +13,7 @@
 #include "program_text.hpp"
 #include "sm90a_marker.hpp"
 #include "strip.hpp"
+#include "tf32_rounding.hpp"
 #include "tile_bands.hpp"
 #include "wgmma_operands.hpp"
 
@@ -68,7 +69,6 @@ inline constexpr char warpgroup_mma_layout_source[] = R"CLC(
 #if 4 * LOCAL_ELEMENTS < BARRIERS_AT + 16 * SLOTS
 #error "the local memory of a warpgroup_mma work-group has no room for its mbarriers"
 #endif
-#define LOW_PRODUCTS_UP_TO 128
 // tf32x3: the slices whose products the tensor cores sum before they are added to acc in FP32, SUMMED_DEPTH of k
 // (see warpgroup_summed_depth).
 #define SUMMED_SLICES (SUMMED_DEPTH / TSK)
@@ -375,8 +375,8 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
   }
   // The sm_90a marker, the layout of core tiles, the copy engine's pipeline and the products, in this order.
   static constexpr TextPiece helpers =
-      joined_piece<sm90a_marker_text, wgmma_operands_source, tile_bands_source, warpgroup_mma_layout_source,
-                   copy_engine_source, warpgroup_mma_products_source>();
+      joined_piece<sm90a_marker_text, tf32_rounding_source, wgmma_operands_source, tile_bands_source,
+                   warpgroup_mma_layout_source, copy_engine_source, warpgroup_mma_products_source>();
   static constexpr EntryPoint product = {"gemm_warpgroup_mma", piece_of<warpgroup_mma_source>()};
   static constexpr EntryPoint product_and_strips = {"gemm_warpgroup_mma_strips",
                                                     piece_of<warpgroup_mma_strips_source>()};
