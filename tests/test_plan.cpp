@@ -490,7 +490,7 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
   CHECK(picked(plan_default(dense_shape(1100, 600, 1100), hopper, 8), "tensor_double_small"));
   CHECK(picked(plan_default(dense_shape(4096, 4096, 4096), a100, 4, MathMode::tf32x3), "tensor_float_large"));
   CHECK(picked(plan_default(dense_shape(4096, 4096, 4096), a100, 4, MathMode::tf32), "tensor_tf32_large"));
-  CHECK(picked(plan_default(dense_shape(512, 512, 512), hopper, 4, MathMode::tf32), "tensor_float_small"));
+  CHECK(picked(plan_default(dense_shape(640, 640, 640), hopper, 4, MathMode::tf32), "tensor_float_small"));
   // Just past a multiple of the small tiles, where 96 x 96 tiles cover all of C in one round (11 x 11 of them on
   // 132 compute units): those, whole, without strips; at the multiple itself the small tiles. (On 8.0: on 9.0 wgmma
   // takes float's whole C at these sizes, and the copy engine's family double's 2049 x 1025.)
@@ -604,15 +604,18 @@ TEST_CASE("bf16 and fp16 take mma.sync's 16-bit products where the device has te
        {std::pair{MathMode::bf16, MmaKind::bf16}, std::pair{MathMode::fp16, MmaKind::fp16}}) {
     INFO(math_mode_name(math));
     // Large C: the large tiles of 16-bit pairs (m16n8k16) on 8.0 and on 9.0 alike (wgmma refuses 16-bit operands, so
-    // mma.sync), with the kind of the mode; small C: the small tiles; just past a multiple of them, the odd tiles on
-    // the whole C.
+    // mma.sync), with the kind of the mode; small C: the small tiles (up to 640 x 640 of C in place, 64 x 64 tiles);
+    // just past a multiple of them, the odd tiles on the whole C.
     for (const DeviceLimits* device : std::initializer_list<const DeviceLimits*>{&a100, &hopper}) {
       const Plan large = plan_default(dense_shape(4096, 4096, 4096), *device, 4, math);
       CHECK(chose(large, "tensor_16bit_large"));
       CHECK(large.variant.mma == kind);
-      const Plan small = plan_default(dense_shape(512, 512, 512), *device, 4, math);
+      const Plan small = plan_default(dense_shape(700, 700, 700), *device, 4, math);
       CHECK(chose(small, "tensor_float_small"));
       CHECK(small.variant.mma == kind);
+      const Plan smaller = plan_default(dense_shape(512, 512, 512), *device, 4, math);
+      CHECK(chose(smaller, "in_place_float_16bit"));
+      CHECK(smaller.variant.mma == kind);
       const Plan odd = plan_default(dense_shape(1025, 1025, 1025), *device, 4, math);
       CHECK(chose(odd, "tensor_float_odd"));
       CHECK(odd.strips == StripWork::none);
@@ -777,6 +780,54 @@ TEST_CASE(
     other.compute_capability = capability;
     CHECK(!warpgroup(plan_default(dense_shape(4096, 4096, 4096), other, 4, MathMode::tf32)));
   }
+}
+
+TEST_CASE("the default plan reads float operands in place on mma.sync where C is small, in every tensor math mode",
+          "[unit][plan][tensor_cores]") {
+  using tilegemm::MathMode;
+  const DeviceLimits hopper = h200_with_tensor_cores();
+  DeviceLimits a100 = hopper;
+  a100.compute_capability = 80;
+  const auto in_place = [](int m, int n, int k, const DeviceLimits& device, MathMode math) {
+    const Plan plan = plan_default(dense_shape(m, n, k), device, 4, math);
+    return plan.config.family == tilegemm::Family::in_place_tensor_cores && plan.strips == StripWork::none &&
+           plan.corner_m == m && plan.corner_n == n;
+  };
+  // C of at most 320,000 elements (in_place_float_c_up_to), one launch: 64 x 32 tiles in tf32, 32 x 32 in tf32x3.
+  for (const DeviceLimits& device : {hopper, a100}) {
+    for (const auto& [m, n, k] :
+         {std::tuple{256, 256, 256}, std::tuple{512, 512, 512}, std::tuple{513, 513, 513}, std::tuple{1024, 256, 512},
+          std::tuple{300, 500, 700}, std::tuple{2048, 128, 512}, std::tuple{565, 566, 600}}) {
+      INFO(m << "x" << n << "x" << k << " on " << device.compute_capability);
+      CHECK(in_place(m, n, k, device, MathMode::tf32));
+      CHECK(in_place(m, n, k, device, MathMode::tf32x3));
+      CHECK(in_place(m, n, k, device, MathMode::bf16));
+      CHECK(in_place(m, n, k, device, MathMode::fp16));
+      CHECK(!in_place(m, n, k, device, MathMode::ieee));
+    }
+    // bf16 and fp16 in 64 x 64 tiles, up to 640 x 640 of C.
+    CHECK(chose(plan_default(dense_shape(640, 640, 640), device, 4, MathMode::bf16), "in_place_float_16bit"));
+    CHECK(chose(plan_default(dense_shape(512, 512, 512), device, 4, MathMode::fp16), "in_place_float_16bit"));
+    CHECK(!in_place(641, 640, 640, device, MathMode::fp16));
+    const Plan square = plan_default(dense_shape(512, 512, 512), device, 4, MathMode::tf32);
+    CHECK(chose(square, "in_place_float_tf32"));
+    CHECK(!square.a.packed);  // (the operand policy may still pack a small operand of a large product: 2048 x 128)
+    CHECK(!square.b.packed);
+    CHECK(chose(plan_default(dense_shape(512, 512, 512), device, 4, MathMode::tf32x3), "in_place_float_tf32x3"));
+    // Larger C: the packed plans (wgmma on 9.0 from 736^2); long K: split-K; too small a product: the ordinary units;
+    // batches: their own rules.
+    CHECK(!in_place(566, 566, 600, device, MathMode::tf32));
+    CHECK(!in_place(640, 640, 640, device, MathMode::tf32x3));
+    CHECK(!in_place(512, 512, 4096, device, MathMode::tf32));
+    CHECK(!in_place(200, 200, 200, device, MathMode::tf32));
+    GemmShape batch = dense_shape(256, 256, 256);
+    batch.batch = 20;
+    CHECK(plan_default(batch, device, 4, MathMode::tf32).config.family != tilegemm::Family::in_place_tensor_cores);
+  }
+  // Nor where there is no mma.sync.
+  DeviceLimits turing = hopper;
+  turing.compute_capability = 75;
+  CHECK(!in_place(512, 512, 512, turing, MathMode::tf32));
 }
 
 TEST_CASE("a warpgroup_mma configuration is refused where it cannot run, before anything is built",

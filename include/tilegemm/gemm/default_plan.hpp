@@ -243,6 +243,33 @@ inline const BuiltinConfig* in_place_double_choice(const GemmShape& s, const Dev
   return entry;
 }
 
+// The configuration for a single float product in a tensor math mode whose C is small, on devices with mma.sync: its
+// operands read in place, so one launch and no pack kernel, which at these sizes cost more than the product. On an
+// H200 (benchmarks/README.md "Float on tensor cores in place"; whole calls, us, against the packed mma.sync plans):
+// tf32 in 64 x 32 tiles 256^3 8.6 against 16.4, 512^3 13.2 against 17.4, 1024 x 256 x 512 13.2 against 22.8; tf32x3
+// in 32 x 32 tiles 512^3 19.8 against 26.0, 513^3 29.3 against 43.9; at 640^3 the packed plans were 5-12% faster, and
+// from about 736^2 wgmma is. bf16 and fp16 in 64 x 64 tiles, up to 640^2: 512^3 17.1 against 23.3, 640^3 20.3
+// against 24.0. Larger C, batches and long K (split-K, planned before) keep their plans.
+inline constexpr long long in_place_float_c_up_to = 320000;
+inline constexpr long long in_place_sixteen_bit_c_up_to = 640 * 640;
+inline const BuiltinConfig* in_place_float_choice(const GemmShape& s, const DeviceLimits& device,
+                                                  std::size_t scalar_size, MathMode math) {
+  const bool sixteen_bits = sixteen_bit_math(math);
+  const long long c_up_to = sixteen_bits ? in_place_sixteen_bit_c_up_to : in_place_float_c_up_to;
+  if (scalar_size != sizeof(float) || math == MathMode::ieee || s.batch > 1 ||
+      static_cast<long long>(s.m) * s.n > c_up_to) {
+    return nullptr;
+  }
+  const BuiltinConfig& entry = builtin(sixteen_bits             ? "in_place_float_16bit"
+                                       : math == MathMode::tf32 ? "in_place_float_tf32"
+                                                                : "in_place_float_tf32x3");
+  if (!builtin_fits(entry, device, scalar_size) ||
+      !implementation_on(entry.config, device, scalar_size, math).possible()) {
+    return nullptr;
+  }
+  return &entry;
+}
+
 // Single float products in IEEE arithmetic on devices with cp.async whose slices are best copied into local memory
 // several ahead (staged_prefetch), in two kinds, each where the operands are read in vectors (none elsewhere):
 // - 512 to 1100 on each side of C and at least 512 deep: 64 x 32 tiles, where their count fills the compute units'
@@ -431,8 +458,8 @@ inline std::optional<Plan> plan_double_rounds(const GemmShape& s, const DeviceLi
   return best;
 }
 
-// The tensor-core plan of a product, where tensor cores run it (plan_warpgroup_mma, plan_double_rounds,
-// plan_bulk_tensor_cores, else
+// The tensor-core plan of a product, where tensor cores run it (plan_warpgroup_mma, in_place_float_choice,
+// plan_double_rounds, plan_bulk_tensor_cores, else
 // mma.sync's: large tiles where C has one for every compute unit, else small ones), with the tiled corner rule of the
 // other configurations (and odd_sizes_whole); none where they do not.
 inline std::optional<Plan> plan_tensor_cores(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
@@ -443,6 +470,10 @@ inline std::optional<Plan> plan_tensor_cores(const GemmShape& s, const DeviceLim
     return std::nullopt;
   }
   if (std::optional<Plan> plan = plan_warpgroup_mma(s, device, scalar_size, math)) return plan;
+  if (const BuiltinConfig* entry = in_place_float_choice(s, device, scalar_size, math)) {
+    const PlanOptions whole_c = corner_options(entry->config, s, device, scalar_size, math, true);
+    if (std::optional<Plan> plan = plan_if_fits(entry->config, s, device, scalar_size, whole_c)) return plan;
+  }
   if (scalar_size == sizeof(double)) {
     if (std::optional<Plan> plan = plan_double_rounds(s, device)) return plan;
   }
