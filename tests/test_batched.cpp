@@ -156,6 +156,7 @@ void check_batch(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Shap
                                                                              count});
     tilegemm::detail::PlanOptions options;
     options.policy = policy;
+    options.math = tilegemm::math_mode();  // a ScopedMathMode's, as the public call above takes it
     const auto [plan, done] = tilegemm_test::run_planned<Config>(queue, problem, options);
     cl::Event(done).wait();
     if (plan.work == tilegemm::detail::Work::product) CHECK(plan.global[2] == static_cast<std::size_t>(count));
@@ -317,6 +318,21 @@ TEST_CASE("in_place_tensor_cores batched in double, and AutoConfig's double batc
   check_batch<tilegemm::AutoConfig, double>(queue, false, false, {500, 300, 257}, 1, 1.5, 0.25);
   check_batch<tilegemm::AutoConfig, double>(queue, true, false, {640, 577, 640}, 1, 1.0, 0.0);
   check_batch<tilegemm::AutoConfig, double>(queue, false, true, {1000, 700, 1001}, 1, -0.5, 2.0);
+}
+
+// The in_place_tensor_cores family in float (tf32x3: within the reference's IEEE tolerance) on every shape, transpose
+// and way of reading operands: slices copied in vectors of 4 (whole tiles, whole vectors) or an element at a time.
+TEST_CASE("in_place_tensor_cores batched in float, every way of reading operands", "[batched][tensor_cores]") {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  if (!tilegemm::detail::has_tensor_cores(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()))) return;
+  const tilegemm::ScopedMathMode math(tilegemm::MathMode::tf32x3);
+  using Vectors = tilegemm::InPlaceTensorCores<64, 32, 16, 4, 4, 4, 4>;
+  for (const EdgePolicy policy : {EdgePolicy::by_size, EdgePolicy::vectors, EdgePolicy::elements}) {
+    check_batches_in<Vectors, float>(policy);
+  }
+  check_batches_in<tilegemm::InPlaceTensorCores<32, 32, 32, 2, 4, 4, 3>, float>(EdgePolicy::vectors, {1, 2});
+  check_batch<Vectors, float>(queue, true, false, {128, 192, 64}, 3, -1.0f, 0.5f);  // whole tiles, K whole slices
+  check_batch<Vectors, float>(queue, false, true, {64, 96, 48}, 2, 1.0f, 0.0f);
 }
 
 // The staged_prefetch family (the prefetch kernel's arithmetic, its slices copied by cp.async: NVIDIA 8.0+) on every

@@ -614,7 +614,7 @@ TEST_CASE("bf16 and fp16 take mma.sync's 16-bit products where the device has te
       CHECK(chose(small, "tensor_float_small"));
       CHECK(small.variant.mma == kind);
       const Plan smaller = plan_default(dense_shape(512, 512, 512), *device, 4, math);
-      CHECK(chose(smaller, "in_place_float_16bit"));
+      CHECK(chose(smaller, "in_place_float"));
       CHECK(smaller.variant.mma == kind);
       const Plan odd = plan_default(dense_shape(1025, 1025, 1025), *device, 4, math);
       CHECK(chose(odd, "tensor_float_odd"));
@@ -793,7 +793,7 @@ TEST_CASE("the default plan reads float operands in place on mma.sync where C is
     return plan.config.family == tilegemm::Family::in_place_tensor_cores && plan.strips == StripWork::none &&
            plan.corner_m == m && plan.corner_n == n;
   };
-  // C of at most 320,000 elements (in_place_float_c_up_to), one launch: 64 x 32 tiles in tf32, 32 x 32 in tf32x3.
+  // C of at most 320,000 elements (in_place_float_c_up_to), one launch, in 32 x 32 tiles.
   for (const DeviceLimits& device : {hopper, a100}) {
     for (const auto& [m, n, k] :
          {std::tuple{256, 256, 256}, std::tuple{512, 512, 512}, std::tuple{513, 513, 513}, std::tuple{1024, 256, 512},
@@ -805,15 +805,16 @@ TEST_CASE("the default plan reads float operands in place on mma.sync where C is
       CHECK(in_place(m, n, k, device, MathMode::fp16));
       CHECK(!in_place(m, n, k, device, MathMode::ieee));
     }
-    // bf16 and fp16 in 64 x 64 tiles, up to 640 x 640 of C.
+    // bf16 and fp16 past that in 64 x 64 tiles, up to 640 x 640 of C.
     CHECK(chose(plan_default(dense_shape(640, 640, 640), device, 4, MathMode::bf16), "in_place_float_16bit"));
-    CHECK(chose(plan_default(dense_shape(512, 512, 512), device, 4, MathMode::fp16), "in_place_float_16bit"));
+    CHECK(chose(plan_default(dense_shape(512, 512, 512), device, 4, MathMode::fp16), "in_place_float"));
+    CHECK(chose(plan_default(dense_shape(566, 566, 566), device, 4, MathMode::fp16), "in_place_float_16bit"));
     CHECK(!in_place(641, 640, 640, device, MathMode::fp16));
     const Plan square = plan_default(dense_shape(512, 512, 512), device, 4, MathMode::tf32);
-    CHECK(chose(square, "in_place_float_tf32"));
+    CHECK(chose(square, "in_place_float"));
     CHECK(!square.a.packed);  // (the operand policy may still pack a small operand of a large product: 2048 x 128)
     CHECK(!square.b.packed);
-    CHECK(chose(plan_default(dense_shape(512, 512, 512), device, 4, MathMode::tf32x3), "in_place_float_tf32x3"));
+    CHECK(chose(plan_default(dense_shape(512, 512, 512), device, 4, MathMode::tf32x3), "in_place_float"));
     // Larger C: the packed plans (wgmma on 9.0 from 736^2); long K: split-K; too small a product: the ordinary units;
     // batches: their own rules.
     CHECK(!in_place(566, 566, 600, device, MathMode::tf32));

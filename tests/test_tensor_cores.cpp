@@ -53,8 +53,9 @@ using BulkSmall = tilegemm::BulkTensorCores<64, 64, 8, 32, 32, 3>;
 using BulkNarrow = tilegemm::BulkTensorCores<64, 128, 32, 32, 32, 3>;  // AutoConfig's for C of 1024 to 1536
 
 // The in_place_tensor_cores family in float (mma.sync on the caller's operands, copied in stages): 64 x 64 tiles of
-// 16-deep slices (m16n8k8) in 4 stages, and 32 x 32 tiles of 4-deep ones (m16n8k4 in TF32) in 2.
-using InPlaceFloat = tilegemm::InPlaceTensorCores<64, 64, 16, 4, 8, 1, 4>;
+// 16-deep slices (m16n8k8) in 4 stages, copied in vectors of 4 where the operands allow, and 32 x 32 tiles of 4-deep
+// ones (m16n8k4 in TF32) in 2, copied an element at a time.
+using InPlaceFloat = tilegemm::InPlaceTensorCores<64, 64, 16, 4, 8, 4, 4>;
 using InPlaceFloatShallow = tilegemm::InPlaceTensorCores<32, 32, 4, 2, 4, 1, 2>;
 
 bool device_has_tensor_cores(const cl::CommandQueue& queue) {
@@ -375,10 +376,16 @@ TEST_CASE("in_place_tensor_cores runs float in the tensor math modes, where ther
                MESSAGE_CONTAINS("which the math mode ieee (IEEE FP32, the default) rules out"));
     CHECK_THAT(refusal(InPlaceFloatShallow{}, MathMode::bf16),
                CONTAINS_ALL2("the math mode bf16 multiplies 16-bit operands 8 deep", "needs TSK a multiple of 8"));
-    CHECK_THAT(refusal(tilegemm::InPlaceTensorCores<64, 64, 16, 4, 8, 1>{}, MathMode::tf32),
-               MESSAGE_CONTAINS("needs Stages 2 to 8 and TSM and TSN multiples of 32 for float"));
+    CHECK_THAT(refusal(tilegemm::InPlaceTensorCores<64, 64, 16, 4, 8, 4>{}, MathMode::tf32),
+               MESSAGE_CONTAINS("needs Stages 2 to 8, TSM and TSN multiples of 32 and TSK 4, 8, 16 or 32 for float"));
     CHECK_THAT(refusal(tilegemm::InPlaceTensorCores<48, 32, 12, 2, 4, 1, 3>{}, MathMode::tf32x3),
-               MESSAGE_CONTAINS("needs Stages 2 to 8 and TSM and TSN multiples of 32 for float"));
+               MESSAGE_CONTAINS("needs Stages 2 to 8, TSM and TSN multiples of 32 and TSK 4, 8, 16 or 32 for float"));
+    try {  // double's stages copy single elements
+      check_product<InPlaceFloat, double>(queue, MathMode::ieee, false, false, {8, 8, 8}, 1.0, 0.0);
+      FAIL("in_place_tensor_cores copied double slices in vectors of 4");
+    } catch (const tilegemm::Error& e) {
+      CHECK_THAT(e.what(), MESSAGE_CONTAINS("it needs VW 1 for double with Stages 2 to 8"));
+    }
   }
   CHECK(tilegemm::programs_built() == built);
 }

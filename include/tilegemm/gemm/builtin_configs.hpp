@@ -64,7 +64,7 @@ struct BuiltinConfig {
 
 // The table. Every entry's measurements are in docs/configurations.md.
 // clang-format off
-inline constexpr std::array<BuiltinConfig, 49> builtin_configs = {{
+inline constexpr std::array<BuiltinConfig, 48> builtin_configs = {{
     // Whole C in tiles, chosen per shape by the GPU model; 64 x 128 needs more than 48 KiB of local memory in double.
     {"gpu_128x128", DeviceLevel::gpus, ieee_both, describe<Prefetch<128, 128, 8, 8, 8, 4>>,
      GpuModel{ModelFigures{2, 47.0}, ModelFigures{1, 19.8}, true}},
@@ -116,10 +116,10 @@ inline constexpr std::array<BuiltinConfig, 49> builtin_configs = {{
     {"in_place_single_32x32", DeviceLevel::tensor_cores, in_double, describe<InPlaceTensorCores<32, 32, 16, 2, 4, 1>>, std::nullopt},
     {"in_place_single_64x64", DeviceLevel::tensor_cores, in_double, describe<InPlaceTensorCores<64, 64, 16, 4, 4, 2>>, std::nullopt},
     // Float in the tensor math modes, operands read in place (no pack kernel, one launch), slices copied in stages:
-    // single products with small C (default_plan.hpp's in_place_float_choice).
-    {"in_place_float_tf32", DeviceLevel::tensor_cores, float_tf32, describe<InPlaceTensorCores<64, 32, 16, 4, 4, 1, 4>>, std::nullopt},
-    {"in_place_float_tf32x3", DeviceLevel::tensor_cores, float_tf32x3, describe<InPlaceTensorCores<32, 32, 16, 2, 4, 1, 4>>, std::nullopt},
-    {"in_place_float_16bit", DeviceLevel::tensor_cores, sixteen_bits, describe<InPlaceTensorCores<64, 64, 16, 4, 8, 1, 3>>, std::nullopt},
+    // single products with small C (default_plan.hpp's in_place_float_choice), in 64 x 64 tiles for larger C in bf16
+    // and fp16.
+    {"in_place_float", DeviceLevel::tensor_cores, tensor_float, describe<InPlaceTensorCores<32, 32, 16, 2, 4, 4, 4>>, std::nullopt},
+    {"in_place_float_16bit", DeviceLevel::tensor_cores, sixteen_bits, describe<InPlaceTensorCores<64, 64, 16, 4, 8, 4, 3>>, std::nullopt},
     // Processors: vector arithmetic without barriers in the inner loop.
     {"cpu", DeviceLevel::processors, ieee_both, describe<WideTypes<16, 16>>, std::nullopt},
     // Devices none of the above fit, the first that fits: 64 work-items, 8, one.

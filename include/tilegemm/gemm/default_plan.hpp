@@ -244,25 +244,22 @@ inline const BuiltinConfig* in_place_double_choice(const GemmShape& s, const Dev
 }
 
 // The configuration for a single float product in a tensor math mode whose C is small, on devices with mma.sync: its
-// operands read in place, so one launch and no pack kernel, which at these sizes cost more than the product. On an
-// H200 (benchmarks/README.md "Float on tensor cores in place"; whole calls, us, against the packed mma.sync plans):
-// tf32 in 64 x 32 tiles 256^3 8.6 against 16.4, 512^3 13.2 against 17.4, 1024 x 256 x 512 13.2 against 22.8; tf32x3
-// in 32 x 32 tiles 512^3 19.8 against 26.0, 513^3 29.3 against 43.9; at 640^3 the packed plans were 5-12% faster, and
-// from about 736^2 wgmma is. bf16 and fp16 in 64 x 64 tiles, up to 640^2: 512^3 17.1 against 23.3, 640^3 20.3
-// against 24.0. Larger C, batches and long K (split-K, planned before) keep their plans.
+// operands read in place, so one launch and no pack kernel, which at these sizes cost more than the product. 32 x 32
+// tiles where C has at most in_place_float_c_up_to elements; in bf16 and fp16 64 x 64 tiles up to 640 x 640 of C. On
+// an H200 (benchmarks/README.md "Float on tensor cores in place"; whole calls against the packed mma.sync plans) tf32
+// took 512^3 in 13-15 us against 22, tf32x3 19.8 against 26.1, bf16 and fp16 12-15 against 23; 640^3 in bf16 17.3 to
+// 20.3 against 24; in tf32 and tf32x3 the packed plans were level or faster from 640^3, and from about 736^2 wgmma is.
+// Larger C, batches and long K (split-K, planned before) keep their plans.
 inline constexpr long long in_place_float_c_up_to = 320000;
 inline constexpr long long in_place_sixteen_bit_c_up_to = 640 * 640;
 inline const BuiltinConfig* in_place_float_choice(const GemmShape& s, const DeviceLimits& device,
                                                   std::size_t scalar_size, MathMode math) {
-  const bool sixteen_bits = sixteen_bit_math(math);
-  const long long c_up_to = sixteen_bits ? in_place_sixteen_bit_c_up_to : in_place_float_c_up_to;
+  const long long c = static_cast<long long>(s.m) * s.n;
   if (scalar_size != sizeof(float) || math == MathMode::ieee || s.batch > 1 ||
-      static_cast<long long>(s.m) * s.n > c_up_to) {
+      c > (sixteen_bit_math(math) ? in_place_sixteen_bit_c_up_to : in_place_float_c_up_to)) {
     return nullptr;
   }
-  const BuiltinConfig& entry = builtin(sixteen_bits             ? "in_place_float_16bit"
-                                       : math == MathMode::tf32 ? "in_place_float_tf32"
-                                                                : "in_place_float_tf32x3");
+  const BuiltinConfig& entry = builtin(c > in_place_float_c_up_to ? "in_place_float_16bit" : "in_place_float");
   if (!builtin_fits(entry, device, scalar_size) ||
       !implementation_on(entry.config, device, scalar_size, math).possible()) {
     return nullptr;

@@ -34,8 +34,8 @@ inline constexpr char in_place_mma_steps_source[] = R"CLC(
 #if !IN_PLACE_FLOAT && MMA != MMA_FP64_SM80 && MMA != MMA_FP64_SM90
 #error "in_place_tensor_cores multiplies on tensor cores: double on FP64 ones, float in a tensor math mode"
 #endif
-#if IN_PLACE_FLOAT && (STAGES < 2 || TSM % 32 != 0 || TSN % 32 != 0)
-#error "in_place_tensor_cores: float copies its slices in stages (STAGES 2 to 8) into swizzled rows (TSM, TSN of 32)"
+#if IN_PLACE_FLOAT && (STAGES < 2 || TSM % 32 != 0 || TSN % 32 != 0 || 32 % TSK != 0)
+#error "in_place_tensor_cores: float copies its slices in stages into swizzled rows (TSM, TSN of 32, TSK of 4 to 32)"
 #endif
 #if SIXTEEN_BIT_MMA && TSK % 8 != 0
 #error "in_place_tensor_cores: the 16-bit products (m16n8k8) need TSK a multiple of 8"
@@ -60,19 +60,27 @@ inline constexpr char in_place_mma_steps_source[] = R"CLC(
 #define MMA_K 4
 #endif
 #define QUADS (MMA_K / 4)
-// Element (k, r) of a slice's A tile (B tile) lies in row k at column r ^ SWIZZLE(k), rows LINE_A (LINE_B) elements
-// apart. Rows of doubles are padded (ROW_A, ROW_B: a multiple of 4 and 4 more) and not swizzled; rows of floats
-// have no padding, and rows k to k + 3 have their 8-float pieces swapped by 8 (k % 4), so that a fragment's reads (8
-// columns g of 4 rows t) fall in 32 distinct banks. The swizzle keeps each column within its aligned 32.
+// Where element (k, r) of a slice's A tile (B tile) lies, r its row of A (column of B): PLACE_A(k, r), PLACE_B(k, r).
+// Rows of doubles: k-major, rows of LINE_A (LINE_B) elements padded to a multiple of 4 and 4 more (ROW_A, ROW_B).
+// Float, an outer-contiguous operand (A_K_CONTIGUOUS or B_K_CONTIGUOUS 0): k-major without padding, rows k to k + 3
+// with their 8-float pieces swapped by 8 (k % 4); a K-contiguous one: r-major, TSK floats per row, their 4-float
+// pieces swapped by the row's place among the 32 / TSK rows of a 128-byte span, so that whole vectors of the operand
+// land as they are. Either way a fragment's reads (8 rows or columns g at 4 steps t) fall in 32 distinct banks, and
+// the swaps keep a lane's columns, multiples of 8 plus g, and its steps, multiples of 4 plus t, whole.
 #if IN_PLACE_FLOAT
 #define LINE_A TSM
 #define LINE_B TSN
 #define SWIZZLE(k) ((k) % 4 * 8)
+#define K_ROW_SWIZZLE(r) ((r) / (32 / TSK) % (TSK / 4) * 4)
+#define PLACE(k_contiguous, line, k, r) \
+  ((k_contiguous) ? (r) * TSK + ((k) ^ K_ROW_SWIZZLE(r)) : (k) * (line) + ((r) ^ SWIZZLE(k)))
 #else
 #define LINE_A (ROW_A * VW)
 #define LINE_B (ROW_B * VW)
-#define SWIZZLE(k) 0
+#define PLACE(k_contiguous, line, k, r) ((k) * (line) + (r))
 #endif
+#define PLACE_A(k, r) PLACE(A_K_CONTIGUOUS, LINE_A, k, r)
+#define PLACE_B(k, r) PLACE(B_K_CONTIGUOUS, LINE_B, k, r)
 #define SLICE_SIZE (TSK * (LINE_A + LINE_B))  // elements of a slice of A and B in local memory
 )CLC";
 
@@ -104,13 +112,12 @@ inline void multiply_lanes(__local const real* a_tile, __local const real* b_til
 #pragma unroll
     for (int q = 0; q < QUADS; ++q) {
       const int row = k + 4 * q + t;
-      // The lane's columns start on multiples of 8 plus g < 8, which the swizzle leaves alone.
 #pragma unroll
       for (int i = 0; i < TILES_M; ++i)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) a[i][2 * q + h] = a_tile[row * LINE_A + ((tm + 16 * i + 8 * h) ^ SWIZZLE(row))];
+        for (int h = 0; h < 2; ++h) a[i][2 * q + h] = a_tile[PLACE_A(row, tm + 16 * i + 8 * h)];
 #pragma unroll
-      for (int j = 0; j < TILES_N; ++j) b[j][q] = b_tile[row * LINE_B + ((tn + 8 * j) ^ SWIZZLE(row))];
+      for (int j = 0; j < TILES_N; ++j) b[j][q] = b_tile[PLACE_B(row, tn + 8 * j)];
     }
 #if IN_PLACE_FLOAT
     multiply_fragments(a, b, sums, low_products);
@@ -164,39 +171,41 @@ inline void store_block(real acc[WPTM][WPTN], const int M, const int N, const re
 // With STAGES > 1 the slices take another way to local memory: cp.async, straight from global memory.
 inline constexpr char in_place_mma_async_source[] = R"CLC(
 #if STAGES > 1
-// Each slice of A and B is copied into local memory by cp.async, a double at a time (so any layout, leading dimension
-// and offset), up to STAGES - 1 slices ahead of the one the warps multiply, each slice costing one barrier and no
-// registers; elements past M, N or K are zeros (a copy of no bytes fills them). Neighbouring work-items copy
-// neighbouring elements of the operand as it is stored: ELEMENTS_A of A and ELEMENTS_B of B each per slice.
-#define ELEMENTS_A (TSM * TSK / THREADS)
-#define ELEMENTS_B (TSN * TSK / THREADS)
+// Each slice of A and B is copied into local memory by cp.async, an item at a time (kernels/prefetch.hpp: a vector of
+// VW elements, or with EDGES_ELEMENTS a single one, so any layout, leading dimension and offset), up to STAGES - 1
+// slices ahead of the one the warps multiply, each slice costing one barrier and no registers; items past M, N or K
+// are zeros (a copy of no bytes fills them). Neighbouring work-items copy neighbouring items of the operand as it is
+// stored: COPIES_A of A and COPIES_B of B each per slice.
+#define COPIES_A (TSM * TSK / UNIT / THREADS)
+#define COPIES_B (TSN * TSK / UNIT / THREADS)
 
-// Starts copying the work-item's elements of one operand's slice at k0 into `slice` (rows of `row` doubles); `tile` is
-// the operand's first element of the tile, `rows` its rows (M or N) from the tile's first on.
-inline void copy_operand(__local real* slice, const int row, __global const real* tile, const int ld,
-                         const bool k_contiguous, const int outer, const int elements, const int rows, const int k0,
+// Starts copying the work-item's items of one operand's slice at k0 into `slice` (k-major rows of `line` elements,
+// or rows of TSK: PLACE); `tile` is the operand's first item of the tile, `rows` its rows (M or N) from the tile's
+// first on, `outer` TSM or TSN; the leading dimension is counted in items.
+inline void copy_operand(__local real* slice, const int line, __global const item* tile, const int ld,
+                         const bool k_contiguous, const int outer, const int items, const int rows, const int k0,
                          const int K, const int tid) {
 #pragma unroll
-  for (int l = 0; l < elements; ++l) {
+  for (int l = 0; l < items; ++l) {
     const int e = l * THREADS + tid;
-    const int r = k_contiguous ? e / TSK : e % outer;  // m of A, n of B
-    const int k = k_contiguous ? e % TSK : e / outer;
+    const int r = k_contiguous ? e / (TSK / UNIT) : e % (outer / UNIT) * UNIT;  // m of A, n of B
+    const int k = k_contiguous ? e % (TSK / UNIT) * UNIT : e / (outer / UNIT);
     const bool inside = EDGES == EDGES_WHOLE_TILES || (r < rows && k0 + k < K);
-    const int at = k_contiguous ? r * ld + k0 + k : (k0 + k) * ld + r;
-    copy_async(slice + k * row + (r ^ SWIZZLE(k)), inside ? tile + at : tile, sizeof(real), inside);
+    const int at = k_contiguous ? r * ld + (k0 + k) / UNIT : (k0 + k) * ld + r / UNIT;
+    copy_async(slice + PLACE(k_contiguous, line, k, r), inside ? tile + at : tile, sizeof(item), inside);
   }
 }
 
 // acc = the lane's part of this work-group's tile of op(A) * op(B) over all of K, through STAGES buffers.
-inline void multiply_tile_async(real acc[WPTM][WPTN], const int M, const int N, const int K, __global const real* A,
-                                const int lda, __global const real* B, const int ldb, __local real* slices) {
+inline void multiply_tile_async(real acc[WPTM][WPTN], const int M, const int N, const int K, __global const item* A,
+                                const int lda, __global const item* B, const int ldb, __local real* slices) {
   const int tid = local_index();
   const int tm = place_m(tid);
   const int tn = place_n(tid);
   const int tile_m = TSM * get_group_id(0);
   const int tile_n = TSN * get_group_id(1);
-  __global const real* a_tile = A + (A_K_CONTIGUOUS ? tile_m * lda : tile_m);
-  __global const real* b_tile = B + (B_K_CONTIGUOUS ? tile_n * ldb : tile_n);
+  __global const item* a_tile = A + (A_K_CONTIGUOUS ? tile_m * lda : tile_m / UNIT);
+  __global const item* b_tile = B + (B_K_CONTIGUOUS ? tile_n * ldb : tile_n / UNIT);
 #pragma unroll
   for (int i = 0; i < WPTM; ++i)
 #pragma unroll
@@ -206,9 +215,9 @@ inline void multiply_tile_async(real acc[WPTM][WPTN], const int M, const int N, 
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < slice_count) {
       __local real* slice = slices + s * SLICE_SIZE;
-      copy_operand(slice, LINE_A, a_tile, lda, A_K_CONTIGUOUS, TSM, ELEMENTS_A, M - tile_m, s * TSK, K, tid);
-      copy_operand(slice + TSK * LINE_A, LINE_B, b_tile, ldb, B_K_CONTIGUOUS, TSN, ELEMENTS_B, N - tile_n, s * TSK,
-                   K, tid);
+      copy_operand(slice, LINE_A, a_tile, lda, A_K_CONTIGUOUS, TSM, COPIES_A, M - tile_m, s * TSK, K, tid);
+      copy_operand(slice + TSK * LINE_A, LINE_B, b_tile, ldb, B_K_CONTIGUOUS, TSN, COPIES_B, N - tile_n, s * TSK, K,
+                   tid);
     }
     end_copy_group();  // empty past the last slice, so that every wait below counts the same groups
   }
@@ -218,9 +227,9 @@ inline void multiply_tile_async(real acc[WPTM][WPTN], const int M, const int N, 
     const int next = s + STAGES - 1;
     if (next < slice_count) {
       __local real* slice = slices + next % STAGES * SLICE_SIZE;
-      copy_operand(slice, LINE_A, a_tile, lda, A_K_CONTIGUOUS, TSM, ELEMENTS_A, M - tile_m, next * TSK, K, tid);
-      copy_operand(slice + TSK * LINE_A, LINE_B, b_tile, ldb, B_K_CONTIGUOUS, TSN, ELEMENTS_B, N - tile_n,
-                   next * TSK, K, tid);
+      copy_operand(slice, LINE_A, a_tile, lda, A_K_CONTIGUOUS, TSM, COPIES_A, M - tile_m, next * TSK, K, tid);
+      copy_operand(slice + TSK * LINE_A, LINE_B, b_tile, ldb, B_K_CONTIGUOUS, TSN, COPIES_B, N - tile_n, next * TSK,
+                   K, tid);
     }
     end_copy_group();
     __local const real* slice = slices + s % STAGES * SLICE_SIZE;
@@ -240,9 +249,9 @@ void gemm_in_place_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
 #if STAGES * SLICE_SIZE > LOCAL_ELEMENTS
 #error "in_place_tensor_cores: STAGES slices take more local memory than the host counts (LOCAL_ELEMENTS)"
 #endif
-  __local real slices[LOCAL_ELEMENTS];
-  multiply_tile_async(acc, M, N, K, (__global const real*)A + IN_BATCH(a_offset, a_stride), lda,
-                      (__global const real*)B + IN_BATCH(b_offset, b_stride), ldb, slices);
+  __local real slices[LOCAL_ELEMENTS] __attribute__((aligned(16)));  // 16-byte copies land on 16 bytes
+  multiply_tile_async(acc, M, N, K, (__global const item*)A + IN_BATCH(a_offset, a_stride), lda,
+                      (__global const item*)B + IN_BATCH(b_offset, b_stride), ldb, slices);
 #else
   __local realV a_tiles[2][TSK * ROW_A];  // two buffers: one multiplied while the other is filled
   __local realV b_tiles[2][TSK * ROW_B];
@@ -261,17 +270,21 @@ constexpr std::size_t in_place_local_elements(const TileShape& t) {
   return static_cast<std::size_t>(t.stages > 1 ? t.stages : 2) * t.tsk * t.vw *
          (in_place_row_vectors(t.tsm, t.vw) + in_place_row_vectors(t.tsn, t.vw));
 }
+// Slices copied in stages take whole vectors of VW along M, N and K.
+constexpr bool whole_vectors_copied(const TileShape& t) {
+  return t.vw > 0 && t.tsm % t.vw == 0 && t.tsn % t.vw == 0 && t.tsk % t.vw == 0;
+}
 constexpr bool in_place_warps(const TileShape& t) {
   return t.wptm % 2 == 0 && t.wptn % 2 == 0 && (t.tsm / t.wptm) % 8 == 0 && (t.tsn / t.wptn) % 4 == 0;
 }
 #define TILEGEMM_IN_PLACE_TENSOR_CORES_RULES(RULE)                                                                  \
-  RULE(whole_vectors_along_k, whole_vectors_per_item(t),                                                            \
-       "the in_place_tensor_cores family reads whole vectors along M, N and K, so WPTM, WPTN and TSK must be "      \
-       "multiples of the vector width VW.")                                                                         \
+  RULE(whole_vectors_along_k, t.stages > 1 ? whole_vectors_copied(t) : whole_vectors_per_item(t),                   \
+       "the in_place_tensor_cores family reads whole vectors along M, N and K, so WPTM, WPTN and TSK (with its "    \
+       "slices copied in stages: TSM, TSN and TSK) must be multiples of the vector width VW.")                      \
   TILEGEMM_LOADS_EVEN_RULE(RULE)                                                                                    \
-  RULE(in_place_stages, t.stages == 1 || (t.stages >= 2 && t.stages <= 8 && t.vw == 1),                             \
+  RULE(in_place_stages, t.stages == 1 || (t.stages >= 2 && t.stages <= 8 && (t.vw == 1 || t.vw == 4)),              \
        "the in_place_tensor_cores family fetches slices through registers (Stages 1) or copies 2 to 8 of them at "  \
-       "once, a double at a time, with cp.async (Stages 2 to 8, VW 1).")                                            \
+       "once with cp.async, an element or (float) a vector of 4 at a time (Stages 2 to 8, VW 1 or 4).")             \
   RULE(in_place_warps, in_place_warps(t),                                                                           \
        "an in_place_tensor_cores warp is 8 x 4 work-items holding 16 x 8 tiles of mma.sync: TSM / WPTM must be a "  \
        "multiple of 8, TSN / WPTN a multiple of 4, and WPTM and WPTN even.")                                        \
@@ -301,6 +314,11 @@ struct FamilyTraits<Family::in_place_tensor_cores> : FamilyDefaults {
   static Implementation can_implement(const TileShape& t, const RunTarget& target) {
     if (target.compute_capability < tensor_cores_from) return no_mma_sync(target);
     if (target.scalar_size == sizeof(double)) {
+      if (t.stages > 1 && t.vw != 1) {
+        return Implementation::refused(RefusalKind::operation,
+                                       " copies double slices in stages a double at a time: it needs VW 1 for "
+                                       "double with Stages 2 to 8.");
+      }
       return Implementation::uses(target.compute_capability >= wide_fp64_mma_from ? MmaKind::fp64_sm90
                                                                                   : MmaKind::fp64_sm80);
     }
@@ -311,10 +329,11 @@ struct FamilyTraits<Family::in_place_tensor_cores> : FamilyDefaults {
           "MathMode::tf32x3 (FP32-accurate), MathMode::tf32, MathMode::bf16 or MathMode::fp16 for the call, or a "
           "configuration of another family (prefetch, in IEEE arithmetic).");
     }
-    if (t.stages < 2 || t.tsm % 32 != 0 || t.tsn % 32 != 0) {
+    if (t.stages < 2 || t.tsm % 32 != 0 || t.tsn % 32 != 0 || 32 % t.tsk != 0) {
       return Implementation::refused(RefusalKind::operation,
-                                     " copies float slices in stages into rows swizzled within spans of 32: it "
-                                     "needs Stages 2 to 8 and TSM and TSN multiples of 32 for float.");
+                                     " copies float slices in stages into rows swizzled within spans of 128 bytes: "
+                                     "it needs Stages 2 to 8, TSM and TSN multiples of 32 and TSK 4, 8, 16 or 32 "
+                                     "for float.");
     }
     if (sixteen_bit_math(target.math)) {
       if (t.tsk % 8 != 0) {
