@@ -322,30 +322,13 @@ struct FamilyTraits<Family::in_place_tensor_cores> : FamilyDefaults {
       return Implementation::uses(target.compute_capability >= wide_fp64_mma_from ? MmaKind::fp64_sm90
                                                                                   : MmaKind::fp64_sm80);
     }
-    if (target.math == MathMode::ieee) {
-      return Implementation::refused(
-          RefusalKind::operation,
-          " multiplies float on tensor cores, which the math mode ieee (IEEE FP32, the default) rules out. Choose "
-          "MathMode::tf32x3 (FP32-accurate), MathMode::tf32, MathMode::bf16 or MathMode::fp16 for the call, or a "
-          "configuration of another family (prefetch, in IEEE arithmetic).");
-    }
     if (t.stages < 2 || t.tsm % 32 != 0 || t.tsn % 32 != 0 || 32 % t.tsk != 0) {
       return Implementation::refused(RefusalKind::operation,
                                      " copies float slices in stages into rows swizzled within spans of 128 bytes: "
                                      "it needs Stages 2 to 8, TSM and TSN multiples of 32 and TSK 4, 8, 16 or 32 "
                                      "for float.");
     }
-    if (sixteen_bit_math(target.math)) {
-      if (t.tsk % 8 != 0) {
-        return Implementation::refused(RefusalKind::operation,
-                                       " has slices " + std::to_string(t.tsk) + " deep, and the math mode " +
-                                           std::string(math_mode_name(target.math)) +
-                                           " multiplies 16-bit operands 8 deep at a time (mma.sync m16n8k8): it "
-                                           "needs TSK a multiple of 8.");
-      }
-      return Implementation::uses(target.math == MathMode::bf16 ? MmaKind::bf16 : MmaKind::fp16);
-    }
-    return Implementation::uses(target.math == MathMode::tf32 ? MmaKind::tf32 : MmaKind::tf32x3);
+    return float_mma_sync(t, target);
   }
 
   static constexpr TextPiece helpers =

@@ -680,6 +680,31 @@ inline Implementation no_mma_sync(const RunTarget& target) {
                                      "configuration of another family.");
 }
 
+// The mma.sync kind of a float product in the call's math mode, for the families that multiply float on tensor cores
+// through it (tensor_cores, in_place_tensor_cores): none in the ieee mode, nor in bf16 and fp16 for slices that are
+// not whole steps of 8.
+inline Implementation float_mma_sync(const TileShape& t, const RunTarget& target) {
+  if (target.math == MathMode::ieee) {
+    return Implementation::refused(
+        RefusalKind::operation,
+        " multiplies float on tensor cores, which the math mode ieee (IEEE FP32, the default) rules out. Choose "
+        "MathMode::tf32x3 (FP32-accurate), MathMode::tf32, MathMode::bf16 or MathMode::fp16 for the call (gemm's "
+        "math argument, or a ScopedMathMode) or the process (TILEGEMM_MATH=tf32x3), or a configuration of another "
+        "family.");
+  }
+  if (sixteen_bit_math(target.math)) {
+    if (t.tsk % 8 != 0) {
+      return Implementation::refused(RefusalKind::operation,
+                                     " has slices " + std::to_string(t.tsk) + " deep, and the math mode " +
+                                         std::string(math_mode_name(target.math)) +
+                                         " multiplies 16-bit operands 8 or 16 deep at a time (mma.sync m16n8k8, "
+                                         "m16n8k16): it needs TSK a multiple of 8.");
+    }
+    return Implementation::uses(target.math == MathMode::bf16 ? MmaKind::bf16 : MmaKind::fp16);
+  }
+  return Implementation::uses(target.math == MathMode::tf32 ? MmaKind::tf32 : MmaKind::tf32x3);
+}
+
 template <>
 struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
   static constexpr char name[] = "tensor_cores";
@@ -716,25 +741,7 @@ struct FamilyTraits<Family::tensor_cores> : FamilyDefaults {
       return Implementation::uses(target.compute_capability >= wide_fp64_mma_from ? MmaKind::fp64_sm90
                                                                                   : MmaKind::fp64_sm80);
     }
-    if (target.math == MathMode::ieee) {
-      return Implementation::refused(
-          RefusalKind::operation,
-          " multiplies float on TF32 tensor cores, which the math mode ieee (IEEE FP32, the default) rules out. "
-          "Choose MathMode::tf32x3 (FP32-accurate), MathMode::tf32, MathMode::bf16 or MathMode::fp16 for the call "
-          "(gemm's math argument, or a ScopedMathMode) or the process (TILEGEMM_MATH=tf32x3), or a configuration of "
-          "another family.");
-    }
-    if (sixteen_bit_math(target.math)) {
-      if (t.tsk % 8 != 0) {
-        return Implementation::refused(RefusalKind::operation,
-                                       " has slices " + std::to_string(t.tsk) + " deep, and the math mode " +
-                                           std::string(math_mode_name(target.math)) +
-                                           " multiplies 16-bit operands 8 or 16 deep at a time (mma.sync m16n8k8, "
-                                           "m16n8k16): it needs TSK a multiple of 8.");
-      }
-      return Implementation::uses(target.math == MathMode::bf16 ? MmaKind::bf16 : MmaKind::fp16);
-    }
-    return Implementation::uses(target.math == MathMode::tf32 ? MmaKind::tf32 : MmaKind::tf32x3);
+    return float_mma_sync(t, target);
   }
   static constexpr std::size_t local_memory_elements(const TileShape& t) { return tensor_cores_local_elements(t); }
   static constexpr void defines(PreambleLines& lines, const TileShape& t) {
