@@ -45,8 +45,8 @@ inline constexpr char in_place_mma_steps_source[] = R"CLC(
 // 16 x 8 tiles. Lane l is in group g = l / 4 at place t = l % 4 (PTX's groupID and threadID_in_group); of each
 // 16 x 8 tile it holds C(g, 2t), C(g, 2t + 1), C(g + 8, 2t), C(g + 8, 2t + 1), as acc[2i][2j], acc[2i][2j + 1],
 // acc[2i + 1][2j], acc[2i + 1][2j + 1] for tile (i, j); for each 4 steps of k it reads A(g, t), A(g + 8, t) and
-// B(t, g). The rows of the local tiles are padded to a multiple of 4 doubles plus 4 (ROW_A, ROW_B), so that the
-// 16 lanes of each half of a warp read 16 distinct pairs of banks.
+// B(t, g). Rows of double slices are padded to a multiple of 4 doubles plus 4 (ROW_A, ROW_B), so that the 16 lanes of
+// each half of a warp read 16 distinct pairs of banks; float slices are laid out as PLACE says, below.
 #define TILES_M (WPTM / 2)
 #define TILES_N (WPTN / 2)
 #define WM (8 * WPTM)
