@@ -249,7 +249,8 @@ inline const BuiltinConfig* in_place_double_choice(const GemmShape& s, const Dev
 // an H200 (benchmarks/README.md "Float on tensor cores in place"; whole calls against the packed mma.sync plans) tf32
 // took 512^3 in 13-15 us against 22, tf32x3 19.8 against 26.1, bf16 and fp16 12-15 against 23; 640^3 in bf16 17.3 to
 // 20.3 against 24; in tf32 and tf32x3 the packed plans were level or faster from 640^3, and from about 736^2 wgmma is.
-// Larger C, batches and long K (split-K, planned before) keep their plans.
+// Larger C, batches and long K (split-K, planned before) keep their plans; so does tf32x3 where IEEE's staged tiles
+// apply (plan_staged_float, planned before: 512^3).
 inline constexpr long long in_place_float_c_up_to = 320000;
 inline constexpr long long in_place_sixteen_bit_c_up_to = 640 * 640;
 inline const BuiltinConfig* in_place_float_choice(const GemmShape& s, const DeviceLimits& device,
