@@ -28,6 +28,9 @@ using Bulk = tilegemm::BulkTensorCores<128, 128, 32, 64, 32, 3>;
 // Double on FP64 tensor cores reading A and B in place, the slices copied by cp.async in 4 stages (AutoConfig's for
 // double batches of 25 to 256 and products up to 1024 there): compute capability 8.0 and newer.
 using InPlace = tilegemm::InPlaceTensorCores<64, 64, 8, 4, 8, 1, 4>;
+// The same family for float in a tensor math mode, its slices copied in vectors of 4 (AutoConfig's for single float
+// products of up to about 565 x 565 of C in those modes there): no pack kernel, one launch.
+using InPlaceFloat = tilegemm::InPlaceTensorCores<32, 32, 16, 2, 4, 4, 4>;
 // The tutorial's kernel 9 with its slices copied by cp.async, 2 stages (AutoConfig's for float of 512 to 1100 on a
 // side there): NVIDIA GPUs of compute capability 8.0 and newer.
 using Staged = tilegemm::StagedPrefetch<64, 32, 16, 4, 4, 4, 2>;
@@ -128,6 +131,7 @@ int main(int argc, char** argv) try {
     const tilegemm::ScopedMathMode tf32x3(tilegemm::MathMode::tf32x3);
     ok = run<tilegemm::AutoConfig>(a, b, reference, " in tf32x3") && ok;
     ok = run_where_it_can<TensorCores>("tensor cores", a, b, reference, " in tf32x3") && ok;
+    ok = run_where_it_can<InPlaceFloat>("tensor cores", a, b, reference, " in tf32x3") && ok;
   }
 
   // TF32, as cuBLAS's TF32 mode, on H100 and H200 through wgmma; AutoConfig takes it there for large products.
