@@ -383,20 +383,18 @@ TEST_CASE("in_place_tensor_cores runs float in the tensor math modes, where ther
   }
   CHECK(tilegemm::programs_built() == built);
 }
-#define IN_PLACE_CASE(Config, name, math)                                                               \
-  TEST_CASE(name, "[tensor_cores][gpu]") {                                                              \
-    if (!device_has_tensor_cores(tilegemm::default_queue())) return; /* the refusal is checked above */ \
-    check_every_shape<Config, float>(math);                                                             \
-  }
-IN_PLACE_CASE(InPlaceFloat, "in_place_tensor_cores 64x64x16 s4 float tf32, every shape and transpose", MathMode::tf32)
-IN_PLACE_CASE(InPlaceFloat, "in_place_tensor_cores 64x64x16 s4 float tf32x3, every shape and transpose",
-              MathMode::tf32x3)
-IN_PLACE_CASE(InPlaceFloat, "in_place_tensor_cores 64x64x16 s4 float bf16, every shape and transpose", MathMode::bf16)
-IN_PLACE_CASE(InPlaceFloat, "in_place_tensor_cores 64x64x16 s4 float fp16, every shape and transpose", MathMode::fp16)
-IN_PLACE_CASE(InPlaceFloatShallow, "in_place_tensor_cores 32x32x4 s2 float tf32, every shape and transpose",
-              MathMode::tf32)
-IN_PLACE_CASE(InPlaceFloatShallow, "in_place_tensor_cores 32x32x4 s2 float tf32x3, every shape and transpose",
-              MathMode::tf32x3)
+TENSOR_CORES_CASE(InPlaceFloat, "in_place_tensor_cores 64x64x16 s4 float tf32, every shape and transpose", float,
+                  MathMode::tf32)
+TENSOR_CORES_CASE(InPlaceFloat, "in_place_tensor_cores 64x64x16 s4 float tf32x3, every shape and transpose", float,
+                  MathMode::tf32x3)
+TENSOR_CORES_CASE(InPlaceFloat, "in_place_tensor_cores 64x64x16 s4 float bf16, every shape and transpose", float,
+                  MathMode::bf16)
+TENSOR_CORES_CASE(InPlaceFloat, "in_place_tensor_cores 64x64x16 s4 float fp16, every shape and transpose", float,
+                  MathMode::fp16)
+TENSOR_CORES_CASE(InPlaceFloatShallow, "in_place_tensor_cores 32x32x4 s2 float tf32, every shape and transpose", float,
+                  MathMode::tf32)
+TENSOR_CORES_CASE(InPlaceFloatShallow, "in_place_tensor_cores 32x32x4 s2 float tf32x3, every shape and transpose",
+                  float, MathMode::tf32x3)
 
 // The bulk_tensor_cores family: refused with a sentence saying why without the copy engine and in float (nothing
 // built); every shape and transpose where it runs.
