@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <random>
 #include <stdexcept>
@@ -107,32 +108,55 @@ int run_family(const cl::CommandQueue& queue, const char* name, std::mt19937& ra
   return failures;
 }
 
+// The 16 bits of `value` rounded to nearest even: bfloat16's, or half's for a value in half's normal range (this file
+// is built without Eigen; tests/test_sixteen_bit.cpp checks the kernel's rounding of every kind of float against
+// Eigen's).
+std::uint16_t rounded_bits(float value, bool half) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  if (!half) return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+  const std::uint32_t rebiased = (bits & 0x7fffffffu) - (112u << 23);  // exponent bias 127 -> 15
+  return static_cast<std::uint16_t>(((bits >> 16) & 0x8000u) | ((rebiased + 0xfffu + ((rebiased >> 13) & 1u)) >> 13));
+}
+
 // The 16-bit wgmma path's pack kernel (portable, unlike the product): A (70 x 65, contiguous along its rows, runs not
 // aligned) and B (130 x 65 in two problems, contiguous along k, runs aligned) in one launch, which zeroes 300 counters
-// too. "" when every element
-// of each operand appears once in its packed copy and the rest of the copy is zero (tests/test_sixteen_bit.cpp checks
-// each element's place), else what is wrong.
-std::string run_pack16(const cl::CommandQueue& queue, std::mt19937& random) {
+// too; 16-bit elements, or float ones rounded to half or bfloat16 as `from` says. "" when every element of each
+// operand appears once in its packed copy (as the host rounds it) and the rest of the copy is zero
+// (tests/test_sixteen_bit.cpp checks each element's place), else what is wrong.
+std::string run_pack16(const cl::CommandQueue& queue, std::mt19937& random, tilegemm::detail::PackFrom from) {
   namespace detail = tilegemm::detail;
+  using detail::PackFrom;
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const detail::CallContext call = detail::CallContext::of(queue);
   const int depth = detail::warpgroup16_depth, inner = 65;
   struct Operand {
     int outer, ld, offset, stride, problems, tile_outer;
     bool outer_contiguous;
-    std::vector<std::uint16_t> src, packed;
+    std::vector<std::uint16_t> src, packed;  // src: the 16-bit elements, or the float ones' roundings
+    std::vector<float> floats;
   };
-  Operand a{70, 71, 3, 0, 1, 128, true, {}, {}}, b{130, 68, 4, 68 * 130 + 4, 2, 256, false, {}, {}};
+  Operand a{70, 71, 3, 0, 1, 128, true, {}, {}, {}}, b{130, 68, 4, 68 * 130 + 4, 2, 256, false, {}, {}, {}};
   std::vector<cl::Buffer> buffers;
   std::vector<detail::PackedOperand> operands;
   const long long inner_padded = (inner + depth - 1) / depth * depth;
   for (Operand* x : {&a, &b}) {
     const int cols = x->outer_contiguous ? inner : x->outer;
     x->src.resize(static_cast<std::size_t>(x->offset + x->stride * (x->problems - 1) + x->ld * cols + 2));
-    for (std::uint16_t& v : x->src) v = static_cast<std::uint16_t>(random() | 1u);  // never zero
+    if (from == PackFrom::sixteen_bit) {
+      for (std::uint16_t& v : x->src) v = static_cast<std::uint16_t>(random() | 1u);  // never zero
+      buffers.push_back(buffer_of(context, x->src));
+    } else {
+      std::uniform_real_distribution<float> magnitude(0.5f, 2.0f);  // never rounding to zero
+      for (std::size_t e = 0; e < x->src.size(); ++e) {
+        const float value = random() % 2 ? magnitude(random) : -magnitude(random);
+        x->floats.push_back(value);
+        x->src[e] = rounded_bits(value, from == PackFrom::float_to_half);
+      }
+      buffers.push_back(buffer_of(context, x->floats));
+    }
     const long long outer_padded = (x->outer + x->tile_outer - 1) / x->tile_outer * x->tile_outer;
     x->packed.assign(static_cast<std::size_t>(outer_padded * inner_padded * x->problems), 0xbeef);
-    buffers.push_back(buffer_of(context, x->src));
     buffers.push_back(buffer_of(context, x->packed));
     operands.push_back({buffers[buffers.size() - 2], detail::Storage{x->offset, x->ld, x->stride}, x->outer, inner,
                         x->outer_contiguous, x->tile_outer, outer_padded, x->problems, buffers.back()});
@@ -140,7 +164,7 @@ std::string run_pack16(const cl::CommandQueue& queue, std::mt19937& random) {
   // The launch also zeroes the product's counters of split tiles: 300 here, more than a work-group's work-items.
   std::vector<std::uint32_t> counters(300, 0xdeadbeefu);
   const cl::Buffer device_counters = buffer_of(context, counters);
-  detail::pack16(call, operands[0], operands[1], inner_padded, {}, {&device_counters, 300}).wait();
+  detail::pack16(call, operands[0], operands[1], inner_padded, {}, {&device_counters, 300}, from).wait();
   queue.enqueueReadBuffer(device_counters, CL_TRUE, 0, counters.size() * 4, counters.data());
   for (const std::uint32_t counter : counters) {
     if (counter != 0) return "a counter of split tiles was not zeroed";
@@ -186,9 +210,15 @@ int main() try {
   failures += run_family<float, tilegemm::SplitK<32, 32, 16, 2, 2, 2>>(queue, "split_k 32x32x16_2x2 v2", random);
   failures += run_family<double, tilegemm::Prefetch<32, 32, 8, 2, 2, 1>>(queue, "prefetch 32x32x8_2x2", random);
   failures += run_family<double, tilegemm::AutoConfig>(queue, "AutoConfig", random);
-  const std::string pack = run_pack16(queue, random);
-  std::printf("%-40s %s\n", "16-bit pack (A and B in one launch)", pack.empty() ? "ok" : pack.c_str());
-  failures += !pack.empty();
+  using tilegemm::detail::PackFrom;
+  for (const auto& [from, name] :
+       {std::pair{PackFrom::sixteen_bit, "16-bit pack (A and B in one launch)"},
+        std::pair{PackFrom::float_to_half, "16-bit pack of float rounded to half"},
+        std::pair{PackFrom::float_to_bfloat16, "16-bit pack of float rounded to bfloat16"}}) {
+    const std::string pack = run_pack16(queue, random, from);
+    std::printf("%-40s %s\n", name, pack.empty() ? "ok" : pack.c_str());
+    failures += !pack.empty();
+  }
   std::printf("%d wrong products\n", failures);
   return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 } catch (const std::exception& e) {

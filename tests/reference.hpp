@@ -52,6 +52,17 @@ constexpr Scalar poison() {
   return std::numeric_limits<Scalar>::quiet_NaN();
 }
 
+// `m` with every element rounded to nearest even to bfloat16 (`half` false) or half, as the bf16 and fp16 math modes
+// round float operands before multiplying them; as float.
+inline Matrix<float> rounded_to_16_bits(const Matrix<float>& m, bool half) {
+  Matrix<float> r(m.rows(), m.cols());
+  for (Eigen::Index i = 0; i < m.size(); ++i) {
+    r.data()[i] =
+        half ? static_cast<float>(Eigen::half(m.data()[i])) : static_cast<float>(Eigen::bfloat16(m.data()[i]));
+  }
+  return r;
+}
+
 // Checks got == alpha * a * b + beta * c0 element by element against a double-precision reference, within the
 // worst-case rounding bound of a k-term dot product, (k + 2) eps (|alpha| |A| |B| + |beta| |C0|), plus
 // 2 operand_rounding where the kernel rounds the operands first (TF32: 2^-11). Returns an empty string when it

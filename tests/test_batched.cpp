@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "dense_shape.hpp"
 #include "fuzz_devices.hpp"
 #include "message_matchers.hpp"
 #include "reference.hpp"
@@ -113,10 +114,11 @@ std::vector<Scalar> read_back(const cl::CommandQueue& queue, const cl::Buffer& b
 
 // One batch of `count` problems through gemm_strided_batched<Scalar, Config> (or, where `policy` says how operands
 // that do not fill whole tiles are read, through the planner with that policy), each problem checked against the
-// reference; nothing outside the problems' C may change.
+// reference (with `rounded_16`, of the operands rounded to bfloat16 or half as the math mode says, within FP32's
+// bound); nothing outside the problems' C may change.
 template <class Config, class Scalar>
 void check_batch(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Shape s, int count, Scalar alpha,
-                 Scalar beta, EdgePolicy policy = EdgePolicy::by_size) {
+                 Scalar beta, EdgePolicy policy = EdgePolicy::by_size, bool rounded_16 = false) {
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const std::vector<Matrix<Scalar>> op_a = random_matrices<Scalar>(count, s.m, s.k);
   const std::vector<Matrix<Scalar>> op_b = random_matrices<Scalar>(count, s.k, s.n);
@@ -164,6 +166,15 @@ void check_batch(const cl::CommandQueue& queue, bool trans_a, bool trans_b, Shap
   const std::vector<Scalar> result = read_back<Scalar>(queue, buffer_c, c.storage.size());
   for (int p = 0; p < count; ++p) {
     INFO("problem " << p);
+    if constexpr (std::is_same_v<Scalar, float>) {
+      if (rounded_16) {
+        const bool half = tilegemm::math_mode() == tilegemm::MathMode::fp16;
+        CHECK(tilegemm_test::compare_with_reference<Scalar>(
+                  c.problem(result, p), alpha, tilegemm_test::rounded_to_16_bits(op_a[p], half),
+                  tilegemm_test::rounded_to_16_bits(op_b[p], half), beta, c0[p]) == "");
+        continue;
+      }
+    }
     CHECK(tilegemm_test::compare_with_reference<Scalar>(c.problem(result, p), alpha, op_a[p], op_b[p], beta, c0[p]) ==
           "");
   }
@@ -277,6 +288,30 @@ TEST_CASE("warpgroup_mma batched in tf32x3, and AutoConfig's large batches on it
   check_batch<tilegemm::AutoConfig, float>(queue, false, true, {1000, 700, 300}, 3, 0.5f, -1.0f);
   check_batch<tilegemm::AutoConfig, float>(queue, true, false, {513, 1024, 129}, 4, 1.0f, 0.0f);
   check_batch<tilegemm::AutoConfig, float>(queue, false, false, {256, 256, 256}, 16, -1.5f, 0.25f);
+}
+
+// bf16 and fp16 batches on wgmma (compute capability 9.0): float operands rounded to 16 bits as they are packed,
+// tiles 128 and 256 wide, every transpose; each problem the FP32-accumulated product of the rounded operands.
+TEST_CASE("bf16 and fp16 batches on wgmma multiply float operands rounded to 16 bits", "[batched][tensor_cores]") {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const auto device = tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
+  if (!tilegemm::detail::has_warpgroup_mma(device)) return;
+  for (const tilegemm::MathMode mode : {tilegemm::MathMode::bf16, tilegemm::MathMode::fp16}) {
+    const tilegemm::ScopedMathMode math(mode);
+    for (const auto& [s, count] : {std::pair{Shape{256, 256, 256}, 20}, std::pair{Shape{700, 650, 70}, 3},
+                                   std::pair{Shape{300, 1000, 129}, 5}}) {
+      tilegemm::detail::GemmShape shape = tilegemm_test::dense_shape(s.m, s.n, s.k);
+      shape.batch = count;
+      shape.c.stride = s.m * s.n;
+      REQUIRE(tilegemm::detail::plan_default(shape, device, sizeof(float), mode).work ==
+              tilegemm::detail::Work::sixteen_bit_wgmma);
+      for (int t = 0; t < 4; ++t) {
+        check_batch<tilegemm::AutoConfig, float>(queue, t & 1, t & 2, s, count, 1.0f, 0.0f, EdgePolicy::by_size, true);
+        check_batch<tilegemm::AutoConfig, float>(queue, t & 1, t & 2, s, count, tilegemm_test::random_scalar<float>(),
+                                                 tilegemm_test::random_scalar<float>(), EdgePolicy::by_size, true);
+      }
+    }
+  }
 }
 
 // The bulk_tensor_cores family on batches (double fed by the copy engine, compute capability 9.0; elsewhere there is

@@ -589,12 +589,14 @@ TEST_CASE(
   CHECK_THROWS_AS(plan_product(plan.config, dense_shape(4096, 4096, 4096), hopper, 4), tilegemm::Error);
 }
 
-TEST_CASE("bf16 and fp16 take mma.sync's 16-bit products where the device has tensor cores, never wgmma for now",
+TEST_CASE("bf16 and fp16 take wgmma on 16-bit core tiles on 9.0, mma.sync's 16-bit products on 8.0",
           "[unit][plan][tensor_cores]") {
   using tilegemm::MathMode;
   const DeviceLimits hopper = h200_with_tensor_cores();
   DeviceLimits a100 = hopper;
   a100.compute_capability = 80;
+  DeviceLimits refused = hopper;  // a driver that refused the wgmma kernels' local memory
+  refused.sm90a_local_memory_refused = true;
   DeviceLimits turing = hopper;
   turing.compute_capability = 75;
   DeviceLimits cpu = h200();
@@ -603,10 +605,32 @@ TEST_CASE("bf16 and fp16 take mma.sync's 16-bit products where the device has te
   for (const auto& [math, kind] :
        {std::pair{MathMode::bf16, MmaKind::bf16}, std::pair{MathMode::fp16, MmaKind::fp16}}) {
     INFO(math_mode_name(math));
-    // Large C: the large tiles of 16-bit pairs (m16n8k16) on 8.0 and on 9.0 alike (wgmma refuses 16-bit operands, so
-    // mma.sync), with the kind of the mode; small C: the small tiles (up to 640 x 640 of C in place, 64 x 64 tiles);
-    // just past a multiple of them, the odd tiles on the whole C.
-    for (const DeviceLimits* device : std::initializer_list<const DeviceLimits*>{&a100, &hopper}) {
+    // On 9.0, past the in-place tiles (C up to 640 x 640), A and B rounded to the mode's type as they are packed into
+    // 16-bit core tiles, wgmma m64nNk16 (the 16-bit storage's product): single products, odd sizes and batches.
+    const SixteenBit element = math == MathMode::fp16 ? SixteenBit::half : SixteenBit::bfloat16;
+    for (const auto& [m, n, k, batch, columns] :
+         {std::tuple{4096, 4096, 4096, 1, 256}, std::tuple{700, 700, 700, 1, 128}, std::tuple{1025, 1025, 1025, 1, 128},
+          std::tuple{641, 640, 640, 1, 128}, std::tuple{256, 256, 256, 100, 256}}) {
+      INFO(m << "x" << n << "x" << k << " x" << batch);
+      GemmShape shape = dense_shape(m, n, k);
+      shape.batch = batch;
+      shape.c.stride = batch > 1 ? m * n : 0;
+      const Plan plan = plan_default(shape, hopper, 4, math);
+      REQUIRE(plan.work == Work::sixteen_bit_wgmma);
+      CHECK(plan.warpgroup16.float_operands);
+      CHECK(plan.warpgroup16.element == element);
+      CHECK(plan.warpgroup16.columns == columns);
+      CHECK(plan.batch_count == batch);
+      CHECK(beyond_reported_local_memory(plan, hopper, 4));  // refused by a driver, it is planned again without
+      CHECK_THAT(choice_line(plan, shape, hopper, 4, math),
+                 MESSAGE_CONTAINS("on 16-bit core tiles, A and B rounded to " +
+                                  std::string(element == SixteenBit::half ? "half" : "bfloat16")));
+    }
+    CHECK(chose(plan_default(dense_shape(640, 640, 640), hopper, 4, math), "in_place_float_16bit"));
+    // Large C elsewhere: the large tiles of 16-bit pairs (m16n8k16) on 8.0, and on 9.0 where the driver refused the
+    // wgmma kernels, with the kind of the mode; small C: the small tiles (up to 640 x 640 of C in place, 64 x 64
+    // tiles); just past a multiple of them, the odd tiles on the whole C.
+    for (const DeviceLimits* device : std::initializer_list<const DeviceLimits*>{&a100, &refused}) {
       const Plan large = plan_default(dense_shape(4096, 4096, 4096), *device, 4, math);
       CHECK(chose(large, "tensor_16bit_large"));
       CHECK(large.variant.mma == kind);
@@ -1053,6 +1077,7 @@ TEST_CASE("AutoConfig's plan is of an entry of the built-in table that serves th
           INFO(device.name << " cc " << device.compute_capability << ", " << s.m << "x" << s.n << "x" << s.k << " x"
                            << s.batch << ", scalar " << size << ", " << math_mode_name(math));
           const Plan plan = plan_default(s, device, size, math);
+          if (plan.work == Work::sixteen_bit_wgmma) continue;  // no configuration of the table: the 16-bit product's
           const BuiltinConfig* entry = builtin_with(plan.config);
           REQUIRE(entry != nullptr);
           CHECK(plan.chosen == Chosen::model);
@@ -1076,7 +1101,7 @@ TEST_CASE("the 16-bit wgmma plan splits along k a last round of tiles that would
     GemmShape s = dense_shape(m, n, k);
     s.batch = batch;
     s.c.stride = batch > 1 ? m * n : 0;
-    const std::optional<Warpgroup16Plan> chosen = plan_warpgroup16(hopper, s);
+    const std::optional<Warpgroup16Plan> chosen = plan_warpgroup16(hopper, s, SixteenBit::bfloat16, false);
     REQUIRE(chosen);
     CHECK(chosen->split_tiles * chosen->splits <= 132);  // every piece finds a unit in the last round
     return *chosen;

@@ -387,8 +387,21 @@ TEST_CASE("the narrowing kernel rounds to nearest even bit for bit, keeping NaN,
 // The wgmma path's pack kernel (portable, so run here on any device): every element of the packed copies against the
 // layout written out again on the host (kernels/sixteen_bit_warpgroup.hpp), zero padding, both orientations, runs
 // read whole and element by element (offsets and ld not multiples of 4), batches with strides and with stride 0; two
-// operands of one k in one launch (A and B), and one alone.
+// operands of one k in one launch (A and B), and one alone; 16-bit elements copied bit for bit, and float ones (the
+// bf16 and fp16 math modes) rounded to nearest even as the host's Eigen::bfloat16 and Eigen::half round them.
 namespace pack_test {
+
+using tilegemm::detail::PackFrom;
+
+// A float of random bits, finite (ties, subnormals and values past half's range among them).
+float random_finite_float() {
+  std::uint32_t bits = static_cast<std::uint32_t>(generator()());
+  if ((bits & 0x7f800000u) == 0x7f800000u) bits &= 0xbfffffffu;  // an exponent of all ones: take one bit off it
+  if (bits % 4 == 0) bits &= 0xffff0000u | 0x8000u;              // a quarter of them ties of bfloat16's rounding
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
 
 struct Case {
   int outer, tile_outer, offset, ld_extra, problems;
@@ -400,20 +413,35 @@ struct Operand {
   Case t;
   int inner, ld, stride, problems;
   long long outer_padded, inner_padded;
-  std::vector<std::uint16_t> src, dst;
+  PackFrom from;
+  std::vector<std::uint16_t> src, dst;  // src: the 16-bit elements, or the float ones' roundings (from float)
+  std::vector<float> float_src;
   cl::Buffer device_src, device_dst;
 
-  Operand(const cl::CommandQueue& queue, const Case& c, int inner_, int depth) : t(c), inner(inner_) {
+  Operand(const cl::CommandQueue& queue, const Case& c, int inner_, int depth, PackFrom from_ = PackFrom::sixteen_bit)
+      : t(c), inner(inner_), from(from_) {
     const int rows = t.outer_contiguous ? t.outer : inner, cols = t.outer_contiguous ? inner : t.outer;
     ld = rows + t.ld_extra;
     stride = t.shared ? 0 : ld * cols + (t.offset % 4 == 0 ? 4 : 5);  // aligned runs where offset and ld are
     problems = t.shared ? 1 : t.problems;  // the packed copies: one where every problem reads the same
     src.resize(static_cast<std::size_t>(t.offset + stride * (t.problems - 1) + ld * cols + 3));
-    for (auto& v : src) v = static_cast<std::uint16_t>(generator()() | 1u);  // never zero: zeros hide misplacement
+    if (from == PackFrom::sixteen_bit) {
+      for (auto& v : src) v = static_cast<std::uint16_t>(generator()() | 1u);  // never zero: zeros hide misplacement
+      device_src = buffer_of(queue, src);
+    } else {
+      float_src.resize(src.size());
+      for (std::size_t i = 0; i < src.size(); ++i) {
+        do {  // never rounding to zero, which would hide misplacement
+          float_src[i] = random_finite_float();
+          src[i] = static_cast<std::uint16_t>(from == PackFrom::float_to_half ? bits_of(Half(float_src[i]))
+                                                                              : bits_of(BFloat(float_src[i])));
+        } while ((src[i] & 0x7fffu) == 0);
+      }
+      device_src = buffer_of(queue, float_src);
+    }
     outer_padded = (t.outer + t.tile_outer - 1) / t.tile_outer * t.tile_outer;
     inner_padded = (inner + depth - 1) / depth * depth;
     dst.assign(per_problem() * static_cast<std::size_t>(problems) + 8, 0xbeef);
-    device_src = buffer_of(queue, src);
     device_dst = buffer_of(queue, dst);
   }
   std::size_t per_problem() const { return static_cast<std::size_t>(outer_padded * inner_padded); }
@@ -461,6 +489,11 @@ struct Operand {
 TEST_CASE("the 16-bit pack kernel lays operands out as wgmma reads them, zero beyond them") {
   namespace detail = tilegemm::detail;
   using pack_test::Case;
+  using pack_test::PackFrom;
+  const PackFrom from = GENERATE(PackFrom::sixteen_bit, PackFrom::float_to_half, PackFrom::float_to_bfloat16);
+  INFO("reading " << (from == PackFrom::sixteen_bit     ? "16-bit elements"
+                      : from == PackFrom::float_to_half ? "float rounded to half"
+                                                        : "float rounded to bfloat16"));
   const cl::CommandQueue queue = test_queue();
   const detail::CallContext call = detail::CallContext::of(queue);
   const int depth = detail::warpgroup16_depth;
@@ -474,16 +507,17 @@ TEST_CASE("the 16-bit pack kernel lays operands out as wgmma reads them, zero be
                            Pair{200, {7, 128, 1, 2, 3, false, false}, {40, 256, 0, 0, 3, true, true}, false},
                            Pair{65, {300, 128, 8, 0, 2, true, false}, {5, 128, 2, 1, 2, false, false}, false},
                            Pair{129, {61, 128, 0, 3, 3, true, true}, {}, true}}) {
-    pack_test::Operand a(queue, pair.a, pair.inner, depth);
+    pack_test::Operand a(queue, pair.a, pair.inner, depth, from);
     // The launch also zeroes the product's counters of split tiles: the first `zeroed` words, none past them.
     const int zeroed = pair.inner % 7 * 100;  // 0 to 600: more words than a work-group has work-items
     std::vector<std::uint32_t> counters(static_cast<std::size_t>(zeroed) + 5, 0xdeadbeefu);
     const cl::Buffer device_counters = buffer_of(queue, counters);
     if (pair.alone) {
-      detail::pack16(call, a.packed(), detail::PackedOperand{}, a.inner_padded, {}, {&device_counters, zeroed}).wait();
+      detail::pack16(call, a.packed(), detail::PackedOperand{}, a.inner_padded, {}, {&device_counters, zeroed}, from)
+          .wait();
     } else {
-      pack_test::Operand b(queue, pair.b, pair.inner, depth);
-      detail::pack16(call, a.packed(), b.packed(), a.inner_padded, {}, {&device_counters, zeroed}).wait();
+      pack_test::Operand b(queue, pair.b, pair.inner, depth, from);
+      detail::pack16(call, a.packed(), b.packed(), a.inner_padded, {}, {&device_counters, zeroed}, from).wait();
       const std::string b_failure = b.check(queue, depth);
       INFO("B: " << b_failure);
       CHECK(b_failure.empty());

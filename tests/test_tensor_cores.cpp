@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "dense_shape.hpp"
 #include "message_matchers.hpp"
 #include "reference.hpp"
 
@@ -81,12 +82,7 @@ bool rounds_to_16_bits(MathMode math) { return tilegemm::detail::sixteen_bit_mat
 
 // `m` with every element rounded to nearest even as the tensor cores receive it in `math` (bf16 or fp16), as float.
 Matrix<float> rounded_to_16_bits(const Matrix<float>& m, MathMode math) {
-  Matrix<float> r(m.rows(), m.cols());
-  for (Eigen::Index i = 0; i < m.size(); ++i) {
-    r.data()[i] = math == MathMode::bf16 ? static_cast<float>(Eigen::bfloat16(m.data()[i]))
-                                         : static_cast<float>(Eigen::half(m.data()[i]));
-  }
-  return r;
+  return tilegemm_test::rounded_to_16_bits(m, math == MathMode::fp16);
 }
 template <class Scalar>
 Matrix<Scalar> rounded_to_16_bits(const Matrix<Scalar>& m, MathMode) {
@@ -126,9 +122,10 @@ struct Stored {
 // rounded to 16 bits, with FP32's bound alone, (K + 2) 2^-23 of sum |a| |b|, where a named configuration rounds
 // every term; AutoConfig may multiply strips past its tiled corner in IEEE FP32, so there the plain reference with
 // the 16-bit rounding of the operands) and C's surroundings untouched.
+// With `rounded_reference`, AutoConfig too is held to the strict bound (where its plan has no IEEE strips).
 template <class Config, class Scalar>
 void check_product(const cl::CommandQueue& queue, MathMode math, bool trans_a, bool trans_b, Shape s, Scalar alpha,
-                   Scalar beta) {
+                   Scalar beta, bool rounded_reference = false) {
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const Matrix<Scalar> op_a = tilegemm_test::random_matrix<Scalar>(s.m, s.k);
   const Matrix<Scalar> op_b = tilegemm_test::random_matrix<Scalar>(s.k, s.n);
@@ -158,7 +155,7 @@ void check_product(const cl::CommandQueue& queue, MathMode math, bool trans_a, b
       result[c.offset + i + static_cast<std::size_t>(j) * c.ld] = sentinel;
     }
   const bool in_float = std::is_same_v<Scalar, float>;
-  if (in_float && rounds_to_16_bits(math) && !std::is_same_v<Config, tilegemm::AutoConfig>) {
+  if (in_float && rounds_to_16_bits(math) && (rounded_reference || !std::is_same_v<Config, tilegemm::AutoConfig>)) {
     CHECK(tilegemm_test::compare_with_reference<Scalar>(got, alpha, rounded_to_16_bits(op_a, math),
                                                         rounded_to_16_bits(op_b, math), beta, c0) == "");
   } else {
@@ -443,6 +440,31 @@ TEST_CASE("AutoConfig takes the tensor cores in each mode where they run, with a
     check_product<tilegemm::AutoConfig, float>(queue, math, false, true, {2049, 1025, 64}, 1.0f, 0.5f);
     check_product<tilegemm::AutoConfig, float>(queue, math, true, false, {1040, 1039, 300}, -0.5f, 1.5f);
     check_product<tilegemm::AutoConfig, double>(queue, math, false, false, {2049, 1025, 64}, -1.0, 0.0);
+  }
+}
+
+// bf16 and fp16 on wgmma (compute capability 9.0): A and B rounded to 16 bits as they are packed into core tiles
+// (gemm/sixteen_bit_warpgroup_plan.hpp). The result must be the FP32-accumulated product of the operands rounded to
+// nearest even, every transpose, alpha and beta, K not a multiple of a slice (17 to 4097), tiles 128 and 256 wide, edge
+// tiles, and a last round split along k (700 x 700 x 4097: 36 tiles in 3 pieces each).
+TEST_CASE("bf16 and fp16 on wgmma multiply float operands rounded to 16 bits, as the host rounds them",
+          "[tensor_cores][gpu]") {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const tilegemm::detail::DeviceLimits device = tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
+  if (!tilegemm::detail::has_warpgroup_mma(device)) return;
+  for (const MathMode math : {MathMode::bf16, MathMode::fp16}) {
+    for (const Shape& s : {Shape{700, 700, 700}, Shape{641, 700, 65}, Shape{1025, 1025, 100}, Shape{1000, 999, 17},
+                           Shape{2049, 1025, 64}, Shape{700, 700, 4097}}) {
+      const tilegemm::detail::Plan plan =
+          tilegemm::detail::plan_default(tilegemm_test::dense_shape(s.m, s.n, s.k), device, sizeof(float), math);
+      INFO(s.m << "x" << s.n << "x" << s.k << " " << tilegemm::detail::math_mode_name(math));
+      REQUIRE(plan.work == tilegemm::detail::Work::sixteen_bit_wgmma);
+      for (int t = 0; t < (s.k > 1000 ? 1 : 4); ++t) {
+        check_product<tilegemm::AutoConfig, float>(queue, math, t & 1, t & 2, s, 1.0f, 0.0f, true);
+        check_product<tilegemm::AutoConfig, float>(queue, math, t & 1, t & 2, s, tilegemm_test::random_scalar<float>(),
+                                                   tilegemm_test::random_scalar<float>(), true);
+      }
+    }
   }
 }
 

@@ -461,8 +461,26 @@ inline std::optional<Plan> plan_double_rounds(const GemmShape& s, const DeviceLi
   return best;
 }
 
+// Float in the bf16 and fp16 modes on compute capability 9.0, where C is past the in-place tiles' range: A and B
+// rounded to 16 bits as they are packed into core tiles, multiplied by wgmma m64nNk16 (the 16-bit storage's product,
+// gemm/sixteen_bit_warpgroup_plan.hpp). mma.sync's float slices ran these modes at TF32 mma.sync's rate (137 TFLOP/s
+// at 4096^3 on an H200); wgmma on 16-bit core tiles runs at twice TF32's. None where the device has no wgmma, its
+// driver refused the kernel's local memory, or a packed copy passes 32-bit indices.
+inline std::optional<Plan> plan_sixteen_bit_wgmma(const GemmShape& s, const DeviceLimits& device,
+                                                  std::size_t scalar_size, MathMode math) {
+  if (scalar_size != sizeof(float) || !sixteen_bit_math(math)) return std::nullopt;
+  const SixteenBit element = math == MathMode::fp16 ? SixteenBit::half : SixteenBit::bfloat16;
+  const std::optional<Warpgroup16Plan> wgmma = plan_warpgroup16(device, s, element, true);
+  if (!wgmma) return std::nullopt;
+  Plan plan;
+  plan.work = Work::sixteen_bit_wgmma;
+  plan.batch_count = s.batch;
+  plan.warpgroup16 = *wgmma;
+  return plan;
+}
+
 // The tensor-core plan of a product, where tensor cores run it (plan_warpgroup_mma, in_place_float_choice,
-// plan_double_rounds, plan_bulk_tensor_cores, else
+// plan_sixteen_bit_wgmma, plan_double_rounds, plan_bulk_tensor_cores, else
 // mma.sync's: large tiles where C has one for every compute unit, else small ones), with the tiled corner rule of the
 // other configurations (and odd_sizes_whole); none where they do not.
 inline std::optional<Plan> plan_tensor_cores(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
@@ -477,6 +495,7 @@ inline std::optional<Plan> plan_tensor_cores(const GemmShape& s, const DeviceLim
     const PlanOptions whole_c = corner_options(entry->config, s, device, scalar_size, math, true);
     if (std::optional<Plan> plan = plan_if_fits(entry->config, s, device, scalar_size, whole_c)) return plan;
   }
+  if (std::optional<Plan> plan = plan_sixteen_bit_wgmma(s, device, scalar_size, math)) return plan;
   if (scalar_size == sizeof(double)) {
     if (std::optional<Plan> plan = plan_double_rounds(s, device)) return plan;
   }

@@ -17,16 +17,9 @@
 #include "arguments.hpp"
 #include "plan.hpp"
 #include "set_arguments.hpp"
+#include "sixteen_bit_warpgroup.hpp"
 
 namespace tilegemm::detail {
-
-// A launch of x by y, in two dimensions, or three when it is a batch of more than one problem (dimension 2).
-inline cl::NDRange batch_range(std::size_t x, std::size_t y, std::size_t problems) {
-  return problems > 1 ? cl::NDRange(x, y, problems) : cl::NDRange(x, y);
-}
-inline cl::NDRange range_of(const std::array<std::size_t, 3>& sizes) {
-  return batch_range(sizes[0], sizes[1], sizes[2]);
-}
 
 // An operand as the kernel is given it: the caller's buffer, or a pooled packed copy given back after its last use.
 struct KernelOperand {
@@ -253,6 +246,8 @@ inline cl::Event execute(const CallContext& call, const Plan& plan, const GemmPr
     }
     case Work::scale_c:
       return scale_c(call, plan, p, wait);
+    case Work::sixteen_bit_wgmma:
+      return run_warpgroup16(call, p, true, plan.warpgroup16, wait);
     default:
       return run_product(call, plan, p, wait);
   }

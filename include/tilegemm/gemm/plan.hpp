@@ -21,6 +21,7 @@
 #include "../runtime/sm90a_local_memory.hpp"
 #include "arguments.hpp"
 #include "operand_policy.hpp"
+#include "sixteen_bit_warpgroup_plan.hpp"
 #include "tensor_math.hpp"
 
 namespace tilegemm::detail {
@@ -29,6 +30,7 @@ enum class Work {
   nothing,  // C is empty
   scale_c,  // k == 0 or alpha == 0: C = beta * C, A and B unread (BLAS)
   product,
+  sixteen_bit_wgmma,  // float A and B rounded to 16 bits into core tiles, wgmma m64nNk16 (the Plan's warpgroup16)
 };
 
 // Where the rows and columns of C outside a tiled corner are multiplied.
@@ -94,6 +96,7 @@ struct Plan {
   std::array<std::size_t, 3> local{{1, 1, 1}};
   std::size_t tile_rows = 0;     // fused strips: rows of tile work-groups (dimension 1) before the strips' rows
   int support_tile = pack_tile;  // the pack, sum and scale kernels' work-groups: support_tile x support_tile
+  Warpgroup16Plan warpgroup16;   // Work::sixteen_bit_wgmma's product (config and the fields above are unused there)
 };
 
 // Why a configuration cannot plan a product: the device cannot run it, or a copy, a workspace or an index it needs is
@@ -199,7 +202,8 @@ inline std::size_t local_memory_limit(const KernelDescription& config, const Dev
 
 // Whether the plan's kernel takes more local memory than the device reports (runtime/sm90a_local_memory.hpp).
 inline bool beyond_reported_local_memory(const Plan& plan, const DeviceLimits& device, std::size_t scalar_size) {
-  return plan.work == Work::product && plan.config.local_memory_elements * scalar_size > device.local_memory_bytes;
+  return plan.work == Work::sixteen_bit_wgmma ||  // 200 KiB of slices (kernels/sixteen_bit_warpgroup.hpp)
+         (plan.work == Work::product && plan.config.local_memory_elements * scalar_size > device.local_memory_bytes);
 }
 
 // Whether a tilegemm::Error from running such a plan is the driver refusing that memory: its program's build, or its

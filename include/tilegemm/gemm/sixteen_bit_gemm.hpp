@@ -157,11 +157,10 @@ TILEGEMM_ENTRY cl::Event run_sixteen_bit(const CallContext& call, const SixteenB
   }
   // On wgmma (compute capability 9.0) A and B are packed as they are and one kernel writes C; where the driver
   // refuses that kernel's local memory, the device is marked and the product made on widened copies as elsewhere.
-  if (const std::optional<Warpgroup16Plan> plan = plan_warpgroup16(call.limits, s)) {
+  if (const std::optional<Warpgroup16Plan> plan = plan_warpgroup16(call.limits, s, x.element, false)) {
     try {
-      const cl::Event done = run_warpgroup16(call, p, x.element, float_c, *plan, wait);
-      report_warpgroup16(s, x.element == SixteenBit::half ? "half" : "bfloat16", call.limits, warpgroup16_rows,
-                         plan->columns);
+      const cl::Event done = run_warpgroup16(call, p, float_c, *plan, wait);
+      report_warpgroup16(s, call.limits, *plan);
       return done;
     } catch (const Error& e) {
       if (!refuses_local_memory(e)) throw;

@@ -23,6 +23,17 @@ inline bool verbose_calls() {
   return on;
 }
 
+// A 16-bit wgmma product's name, e.g. "wgmma 128x256 on 16-bit core tiles, A and B rounded to bfloat16".
+inline std::string warpgroup16_name(const Warpgroup16Plan& w) {
+  const char* element = w.element == SixteenBit::half ? "half" : "bfloat16";
+  return "wgmma " + std::to_string(warpgroup16_rows) + "x" + std::to_string(w.columns) + " on 16-bit core tiles" +
+         (w.float_operands ? std::string(", A and B rounded to ") + element : std::string());
+}
+// What runs a plan's product: its configuration, or the 16-bit wgmma product.
+inline std::string planned_kernel_name(const Plan& plan) {
+  return plan.work == Work::sixteen_bit_wgmma ? warpgroup16_name(plan.warpgroup16) : plan.config.name();
+}
+
 // The line for a product's plan, e.g. "tilegemm: 1000x800x500 float on NVIDIA H200: prefetch 128x64x8 8x8 v4
 // (tuned for square_medium)".
 inline std::string choice_line(const Plan& plan, const GemmShape& s, const DeviceLimits& device,
@@ -30,9 +41,9 @@ inline std::string choice_line(const Plan& plan, const GemmShape& s, const Devic
   std::string line = "tilegemm: " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
   if (s.batch > 1) line += " (batch of " + std::to_string(s.batch) + ")";
   line += " " + precision_name(scalar_size, math) + " on " + device.name + ": ";
-  if (plan.work != Work::product)
-    return line + (plan.work == Work::scale_c ? "no product, C = beta * C" : "nothing to do");
-  line += plan.config.name();
+  if (plan.work == Work::nothing) return line + "nothing to do";
+  if (plan.work == Work::scale_c) return line + "no product, C = beta * C";
+  line += planned_kernel_name(plan);
   if (plan.slices > 1) line += ", " + std::to_string(plan.slices) + " slices of K";
   const std::string shape = std::string(shape_class_name(shape_class(s.m, s.n, s.k)));
   switch (plan.chosen) {
@@ -55,21 +66,20 @@ inline void report_choice(const Plan& plan, const GemmShape& s, const DeviceLimi
   std::fputs(line.c_str(), stderr);  // one call per line, so that lines of threads do not mix
 }
 
-// The line for a 16-bit product on wgmma (gemm/sixteen_bit_warpgroup.hpp), which takes no Plan, e.g. "tilegemm:
-// 4096x4096x4096 bfloat16 on NVIDIA H200: wgmma 128x256 on 16-bit core tiles".
-inline void report_warpgroup16(const GemmShape& s, const char* element, const DeviceLimits& device, int rows,
-                               int columns) {
+// The line for a product of 16-bit storage on wgmma (gemm/sixteen_bit_gemm.hpp), which takes no Plan, e.g.
+// "tilegemm: 4096x4096x4096 bfloat16 on NVIDIA H200: wgmma 128x256 on 16-bit core tiles".
+inline void report_warpgroup16(const GemmShape& s, const DeviceLimits& device, const Warpgroup16Plan& w) {
   if (!verbose_calls()) return;
   const std::string line = "tilegemm: " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) +
-                           " " + element + " on " + device.name + ": wgmma " + std::to_string(rows) + "x" +
-                           std::to_string(columns) + " on 16-bit core tiles\n";
+                           " " + (w.element == SixteenBit::half ? "half" : "bfloat16") + " on " + device.name + ": " +
+                           warpgroup16_name(w) + "\n";
   std::fputs(line.c_str(), stderr);  // one call per line, so that lines of threads do not mix
 }
 
 // The line for a default plan the driver refused (see run_gemm in gemm/gemm.hpp); the new plan's line follows.
 inline void report_refusal(const Plan& plan, const DeviceLimits& device, const std::string& why) {
   if (!verbose_calls()) return;
-  const std::string line = "tilegemm: the driver of " + device.name + " did not run " + plan.config.name() +
+  const std::string line = "tilegemm: the driver of " + device.name + " did not run " + planned_kernel_name(plan) +
                            " with more local memory than the device reports; planning within that from now on. " +
                            "The error: " + why + "\n";
   std::fputs(line.c_str(), stderr);

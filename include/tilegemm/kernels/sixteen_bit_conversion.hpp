@@ -51,15 +51,25 @@ inline float4 load16x4(__global const STORAGE16* p) {
   return as_float4(convert_uint4(vload4(0, p)) << 16);
 #endif
 }
-// p[i] = value rounded to nearest even. NaN stays NaN (bfloat16: quieted, sign kept), infinities stay, values past
-// the largest finite one round to infinity as IEEE rounding says, subnormals are kept.
+// value rounded to nearest even, as its 16 bits. NaN stays NaN (bfloat16: quieted, sign kept), infinities stay,
+// values past the largest finite one round to infinity as IEEE rounding says, subnormals are kept.
+inline ushort rounded16(const float value) {
+#if SIXTEEN_BIT == SIXTEEN_BIT_HALF
+  ushort bits;
+  vstore_half_rte(value, 0, (__private half*)&bits);
+  return bits;
+#else
+  const uint bits = as_uint(value);
+  return (bits & 0x7fffffffu) > 0x7f800000u ? (ushort)((bits >> 16) | 0x0040u)
+                                             : (ushort)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+#endif
+}
+// p[i] = value rounded to nearest even (rounded16).
 inline void store16(const float value, __global STORAGE16* p, const int i) {
 #if SIXTEEN_BIT == SIXTEEN_BIT_HALF
   vstore_half_rte(value, i, p);
 #else
-  const uint bits = as_uint(value);
-  p[i] = (bits & 0x7fffffffu) > 0x7f800000u ? (ushort)((bits >> 16) | 0x0040u)
-                                             : (ushort)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+  p[i] = rounded16(value);
 #endif
 }
 

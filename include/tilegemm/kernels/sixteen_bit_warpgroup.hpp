@@ -36,7 +36,7 @@ inline constexpr std::array<int, 2> warpgroup16_widths = {128, 256};
 inline constexpr int warpgroup16_pack_block = 64;
 inline constexpr int warpgroup16_pack_items = warpgroup16_pack_block / 4 * 16;
 
-inline constexpr std::string_view packed16_in = "__global const ushort* restrict";
+inline constexpr std::string_view packed16_in = "__global const PACK_SOURCE* restrict";  // ushort or float
 inline constexpr std::string_view packed16_out = "__global ushort* restrict";
 inline constexpr std::string_view slices_in = "__global const float* restrict";  // packed pairs, as the copy engine's
 inline constexpr std::string_view result_out = "__global RESULT*";               // float or STORAGE16; read if beta
@@ -46,7 +46,7 @@ inline constexpr std::string_view counters_out = "__global uint*";   // and how 
 // PACK16_PARAMETERS: two operands packed in one launch, a_ then b_, each an outer x inner operand (m x k of A, n x k
 // of B) at src_offset, leading dimension ld, contiguous along outer where outer_contiguous, `problems` of them
 // src_stride apart; into core tiles of tile_outer rows, problems dst_stride apart; `aligned` where every run of 4
-// elements read starts on 8 bytes (offsets, ld and stride multiples of 4). Both with k padded to inner_padded; the
+// elements read starts on 4 elements (offsets, ld and stride multiples of 4). Both with k padded to inner_padded; the
 // first a_blocks work-groups along dimension 0 pack a_. The first work-group also sets zeroed[0 to zeroed_count) to
 // zero: the product's counters of split tiles, without a launch of their own.
 #define TILEGEMM_PACK16_OPERAND(p)                                                                       \
@@ -85,10 +85,17 @@ inline constexpr std::array warpgroup16_arguments = {integer("M"),
                                                      pointer("partials", partials_out),
                                                      pointer("counters", counters_out)};
 
+// What the pack kernel reads: 16-bit elements, copied bit for bit, or float ones, each rounded to nearest even to
+// half or bfloat16 as it is read (the bf16 and fp16 math modes of float products).
+enum class PackFrom { sixteen_bit, float_to_half, float_to_bfloat16 };
+inline constexpr PackFrom pack_from_float(SixteenBit element) {
+  return element == SixteenBit::half ? PackFrom::float_to_half : PackFrom::float_to_bfloat16;
+}
+
 // The pack program: portable OpenCL C (no inline PTX), so that it runs, and is tested, on every device.
 inline constexpr char pack16_source[] = R"CLC(
-#if !defined(TSK) || !defined(PACK_BLOCK) || TSK % PACK_BLOCK != 0
-#error "kernels/sixteen_bit_warpgroup.hpp needs TSK and PACK_BLOCK (a divisor of TSK) from its preamble"
+#if !defined(TSK) || !defined(PACK_BLOCK) || TSK % PACK_BLOCK != 0 || !defined(PACK_FROM_FLOAT)
+#error "kernels/sixteen_bit_warpgroup.hpp needs TSK, PACK_BLOCK (a divisor of TSK) and PACK_FROM_FLOAT"
 #endif
 // The packed layout: for each tile of TSM rows of A (TSN of B), its slices of TSK of k one after the other; a slice
 // is its rows in groups of 8, each group TSK / 8 core matrices of 8 rows by 8 elements of k (16 bytes, 128 a matrix).
@@ -98,27 +105,40 @@ inline int packed16_index(const int o, const int i, const int tile_outer, const 
   return (tile * slices + slice) * tile_outer * TSK + row / 8 * 8 * TSK + k / 8 * 64 + row % 8 * 8 + k % 8;
 }
 
-// Copies an operand into its core tiles, zero outside it, bit for bit (no rounding: the elements are 16-bit already).
-// A work-group copies a PACK_BLOCK x PACK_BLOCK block through local memory: each work-item reads runs of 4
-// neighbouring elements along whichever index is contiguous (one 8-byte load where `aligned` says every run starts
-// on 8 bytes), then writes runs of 8 elements of k (16 bytes), neighbouring work-items filling one core matrix.
+// Copies an operand into its core tiles, zero outside it: 16-bit elements bit for bit, float ones rounded to nearest
+// even (rounded16). A work-group copies a PACK_BLOCK x PACK_BLOCK block through local memory: each work-item reads
+// runs of 4 neighbouring elements along whichever index is contiguous (one 8- or 16-byte load where `aligned` says
+// every run starts on 4 elements), then writes runs of 8 elements of k (16 bytes), neighbouring work-items filling one
+// core matrix.
 #define PACK_RUNS (PACK_BLOCK / 4)     // runs of 4 across a block
 #define PACK_ITEMS (PACK_RUNS * 16)    // work-items of a work-group: PACK_RUNS x 16
-// The run of 4 from `from`, of which `left` (1 or more) lie inside the operand, zero past them. Only indices inside
-// the operand are formed, so none passes the 32-bit range its size was checked against.
-inline ushort4 read_run(__global const ushort* restrict from, const int left, const int aligned) {
-  if (left >= 4 && aligned) return *(__global const ushort4*)from;
-  ushort4 run = (ushort4)(0);
-  run.x = from[0];
-  if (left > 1) run.y = from[1];
-  if (left > 2) run.z = from[2];
-  if (left > 3) run.w = from[3];
-  return run;
+#if PACK_FROM_FLOAT
+#define PACK_SOURCE float
+#define PACK_RUN float4
+#define PACK_BITS(run) (ushort4)(rounded16(run.x), rounded16(run.y), rounded16(run.z), rounded16(run.w))
+#else
+#define PACK_SOURCE ushort
+#define PACK_RUN ushort4
+#define PACK_BITS(run) (run)
+#endif
+// The run of 4 from `from` as 16-bit elements, of which `left` (1 or more) lie inside the operand, zero past them.
+// Only indices inside the operand are formed, so none passes the 32-bit range its size was checked against.
+inline ushort4 read_run(__global const PACK_SOURCE* restrict from, const int left, const int aligned) {
+  PACK_RUN run = (PACK_RUN)(0);
+  if (left >= 4 && aligned) {
+    run = *(__global const PACK_RUN*)from;
+  } else {
+    run.x = from[0];
+    if (left > 1) run.y = from[1];
+    if (left > 2) run.z = from[2];
+    if (left > 3) run.w = from[3];
+  }
+  return PACK_BITS(run);
 }
 // Packs block (block_o, block_i) of an operand (see PACK16_PARAMETERS) through `block`.
 inline void pack_block(__local ushort (*block)[PACK_BLOCK + 2], const int block_o, const int block_i,
                        const int outer, const int inner, const int outer_contiguous,
-                       __global const ushort* restrict src, const int ld, __global ushort* restrict dst,
+                       __global const PACK_SOURCE* restrict src, const int ld, __global ushort* restrict dst,
                        const int tile_outer, const int inner_padded, const int aligned) {
   const int x = get_local_id(0), y = get_local_id(1);
   const int o0 = block_o * PACK_BLOCK, i0 = block_i * PACK_BLOCK;
@@ -461,6 +481,8 @@ inline constexpr auto pack16_parameters_text = parameters_define<pack16_argument
 inline constexpr auto warpgroup16_parameters_text = parameters_define<warpgroup16_arguments>("WARPGROUP16_PARAMETERS") +
                                                     define_line<warpgroup16_rows>("TSM") +
                                                     define_line<warpgroup16_depth>("TSK");
+template <bool FromFloat>
+inline constexpr auto pack16_from_float_text = define_line<FromFloat ? 1 : 0>("PACK_FROM_FLOAT");
 template <int Columns>
 inline constexpr auto warpgroup16_columns_text =
     define_line<Columns>("TSN") + define_line<warpgroup16_stages(Columns)>("STAGES");
@@ -470,10 +492,17 @@ inline constexpr auto warpgroup16_result_text = define_line<FloatResult ? 1 : 0>
 inline constexpr char pack16_kernel_name[] = "pack_sixteen_bit";
 inline constexpr char warpgroup16_kernel_name[] = "gemm_sixteen_bit_warpgroup";
 
-// The program that packs operands into core tiles (any device).
-inline ProgramText pack16_program() {
+// The program that packs operands into core tiles (any device), reading them as `from` says.
+inline ProgramText pack16_program(PackFrom from = PackFrom::sixteen_bit) {
+  static constexpr TextPiece bits = piece_of<pack16_from_float_text<false>>();
+  static constexpr TextPiece floats = piece_of<pack16_from_float_text<true>>();
+  static constexpr TextPiece half_defines = piece_of<sixteen_bit_defines_text<SixteenBit::half>>();
+  static constexpr TextPiece bfloat16_defines = piece_of<sixteen_bit_defines_text<SixteenBit::bfloat16>>();
+  static constexpr TextPiece rounding = piece_of<sixteen_bit_elements_source>();
   static constexpr TextPiece code = joined_piece<pack16_parameters_text, pack16_source>();
-  return program_text(pack16_kernel_name, {code});
+  if (from == PackFrom::sixteen_bit) return program_text(pack16_kernel_name, {bits, code});
+  return program_text(pack16_kernel_name,
+                      {floats, from == PackFrom::float_to_half ? half_defines : bfloat16_defines, rounding, code});
 }
 
 // The wgmma product of `element` with tiles `columns` wide (128 or 256) and a float or 16-bit C, built from PTX

@@ -1,6 +1,8 @@
 // launch: creating a kernel from a cached program, checking it against the device, setting arguments, enqueueing.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <shared_mutex>
 #include <string>
 #include <type_traits>
@@ -17,6 +19,14 @@
 #include "store_after_run.hpp"
 
 namespace tilegemm::detail {
+
+// A launch of x by y, in two dimensions, or three when it is a batch of more than one problem (dimension 2).
+inline cl::NDRange batch_range(std::size_t x, std::size_t y, std::size_t problems) {
+  return problems > 1 ? cl::NDRange(x, y, problems) : cl::NDRange(x, y);
+}
+inline cl::NDRange range_of(const std::array<std::size_t, 3>& sizes) {
+  return batch_range(sizes[0], sizes[1], sizes[2]);
+}
 
 // A kernel object for one call, lent by the program cache (kernel objects are reused across calls but never shared
 // between threads at once), checked against the work-items its configuration needs.
