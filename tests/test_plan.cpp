@@ -658,7 +658,17 @@ TEST_CASE("bf16 and fp16 take wgmma on 16-bit core tiles on 9.0, mma.sync's 16-b
     }
     CHECK(chose(plan_default(dense_shape(512, 512, 512), cpu, 4, math), "cpu"));
     CHECK(!plan_default(dense_shape(100, 100, 100), hopper, 4, math).config.uses_tensor_cores);
+    // Long K: on 9.0 wgmma's tiles in pieces along k (16 slices, 1024 of k, each at least) where C has 4 of them at
+    // least; split-K's SIMT slices where it has fewer (one work-group would sum 128 pieces) and elsewhere.
+    const Plan long_k = plan_default(dense_shape(256, 256, 16384), hopper, 4, math);
+    REQUIRE(long_k.work == Work::sixteen_bit_wgmma);
+    CHECK(long_k.warpgroup16.split_tiles == 4);
+    CHECK(long_k.warpgroup16.splits == 16);
+    CHECK(plan_default(dense_shape(512, 512, 8192), hopper, 4, math).work == Work::sixteen_bit_wgmma);
     CHECK(chose(plan_default(dense_shape(128, 128, 131072), hopper, 4, math), "gpu_split_128x64"));
+    CHECK(chose(plan_default(dense_shape(100, 100, 50000), hopper, 4, math), "gpu_split_128x64"));
+    CHECK(chose(plan_default(dense_shape(256, 256, 16384), refused, 4, math), "gpu_split_128x64"));
+    CHECK(chose(plan_default(dense_shape(256, 256, 16384), a100, 4, math), "gpu_split_128x64"));
     // The verbose line names the mode.
     CHECK_THAT(choice_line(plan_default(dense_shape(4096, 4096, 4096), a100, 4, math), dense_shape(4096, 4096, 4096),
                            a100, 4, math),

@@ -446,7 +446,8 @@ TEST_CASE("AutoConfig takes the tensor cores in each mode where they run, with a
 // bf16 and fp16 on wgmma (compute capability 9.0): A and B rounded to 16 bits as they are packed into core tiles
 // (gemm/sixteen_bit_warpgroup_plan.hpp). The result must be the FP32-accumulated product of the operands rounded to
 // nearest even, every transpose, alpha and beta, K not a multiple of a slice (17 to 4097), tiles 128 and 256 wide, edge
-// tiles, and a last round split along k (700 x 700 x 4097: 36 tiles in 3 pieces each).
+// tiles, and a last round split along k (700 x 700 x 4097: 36 tiles in 3 pieces each; long K, 260 x 300 x 20000: 9
+// tiles in 14 pieces each).
 TEST_CASE("bf16 and fp16 on wgmma multiply float operands rounded to 16 bits, as the host rounds them",
           "[tensor_cores][gpu]") {
   const cl::CommandQueue queue = tilegemm::default_queue();
@@ -454,7 +455,7 @@ TEST_CASE("bf16 and fp16 on wgmma multiply float operands rounded to 16 bits, as
   if (!tilegemm::detail::has_warpgroup_mma(device)) return;
   for (const MathMode math : {MathMode::bf16, MathMode::fp16}) {
     for (const Shape& s : {Shape{700, 700, 700}, Shape{641, 700, 65}, Shape{1025, 1025, 100}, Shape{1000, 999, 17},
-                           Shape{2049, 1025, 64}, Shape{700, 700, 4097}}) {
+                           Shape{2049, 1025, 64}, Shape{700, 700, 4097}, Shape{260, 300, 20000}}) {
       const tilegemm::detail::Plan plan =
           tilegemm::detail::plan_default(tilegemm_test::dense_shape(s.m, s.n, s.k), device, sizeof(float), math);
       INFO(s.m << "x" << s.n << "x" << s.k << " " << tilegemm::detail::math_mode_name(math));

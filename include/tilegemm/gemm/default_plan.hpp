@@ -479,6 +479,17 @@ inline std::optional<Plan> plan_sixteen_bit_wgmma(const GemmShape& s, const Devi
   return plan;
 }
 
+// Long K in bf16 and fp16 (where plan_split_k_default would take SIMT slices): wgmma's tiles in pieces along k
+// (plan_warpgroup16's split) where C (a single product's, as split-K's are) has at least 4 of them. The last piece of a
+// tile sums every piece's partial tile alone, which costs more than it saves with 33 to 128 pieces a tile. On an H200
+// (benchmarks/README.md, "bf16 and fp16 on wgmma"), us: 256 x 256 x 16384 47 against 70 for split-K, 256 x 256 x 65536
+// 112 against 220, 384 x 384 x 16384 55 against 170, 512 x 512 x 8192 42 against 147; C of one tile: 128 x 128 x 131072
+// 169 against 124, 100 x 100 x 50000 73 against 62, 64 x 64 x 65536 81 against 33.
+inline constexpr long long warpgroup16_long_k_tiles_from = 4;
+inline bool warpgroup16_long_k_pays(const Warpgroup16Plan& plan) {
+  return plan.m_padded / warpgroup16_rows * (plan.n_padded / plan.columns) >= warpgroup16_long_k_tiles_from;
+}
+
 // The tensor-core plan of a product, where tensor cores run it (plan_warpgroup_mma, in_place_float_choice,
 // plan_sixteen_bit_wgmma, plan_double_rounds, plan_bulk_tensor_cores, else
 // mma.sync's: large tiles where C has one for every compute unit, else small ones), with the tiled corner rule of the
@@ -583,7 +594,12 @@ inline Plan plan_model(const GemmShape& s, const DeviceLimits& device, std::size
     return plan_product(entry->config, s, device, scalar_size);
   }
   const long long units = device.compute_units > 0 ? device.compute_units : 1;
-  if (std::optional<Plan> split = plan_split_k_default(s, device, scalar_size, units)) return *split;
+  if (std::optional<Plan> split = plan_split_k_default(s, device, scalar_size, units)) {
+    if (std::optional<Plan> wgmma = plan_sixteen_bit_wgmma(s, device, scalar_size, math)) {
+      if (warpgroup16_long_k_pays(wgmma->warpgroup16)) return *wgmma;
+    }
+    return *split;
+  }
   if (std::optional<Plan> staged = plan_staged_float(s, device, scalar_size, math)) return *staged;
   if (std::optional<Plan> tensor = plan_tensor_cores(s, device, scalar_size, math)) return *tensor;
   const bool is_double = scalar_size == sizeof(double);
