@@ -164,7 +164,9 @@ std::string run_pack16(const cl::CommandQueue& queue, std::mt19937& random, tile
   // The launch also zeroes the product's counters of split tiles: 300 here, more than a work-group's work-items.
   std::vector<std::uint32_t> counters(300, 0xdeadbeefu);
   const cl::Buffer device_counters = buffer_of(context, counters);
-  detail::pack16(call, operands[0], operands[1], inner_padded, {}, {&device_counters, 300}, from).wait();
+  std::vector<cl::Event> packed;
+  detail::pack16(call, operands[0], operands[1], inner_padded, {}, packed, {&device_counters, 300}, from);
+  queue.finish();
   queue.enqueueReadBuffer(device_counters, CL_TRUE, 0, counters.size() * 4, counters.data());
   for (const std::uint32_t counter : counters) {
     if (counter != 0) return "a counter of split tiles was not zeroed";

@@ -512,12 +512,15 @@ TEST_CASE("the 16-bit pack kernel lays operands out as wgmma reads them, zero be
     const int zeroed = pair.inner % 7 * 100;  // 0 to 600: more words than a work-group has work-items
     std::vector<std::uint32_t> counters(static_cast<std::size_t>(zeroed) + 5, 0xdeadbeefu);
     const cl::Buffer device_counters = buffer_of(queue, counters);
+    std::vector<cl::Event> packed;  // none on an in-order queue: finish() waits for the launch
     if (pair.alone) {
-      detail::pack16(call, a.packed(), detail::PackedOperand{}, a.inner_padded, {}, {&device_counters, zeroed}, from)
-          .wait();
+      detail::pack16(call, a.packed(), detail::PackedOperand{}, a.inner_padded, {}, packed, {&device_counters, zeroed},
+                     from);
+      queue.finish();
     } else {
       pack_test::Operand b(queue, pair.b, pair.inner, depth, from);
-      detail::pack16(call, a.packed(), b.packed(), a.inner_padded, {}, {&device_counters, zeroed}, from).wait();
+      detail::pack16(call, a.packed(), b.packed(), a.inner_padded, {}, packed, {&device_counters, zeroed}, from);
+      queue.finish();
       const std::string b_failure = b.check(queue, depth);
       INFO("B: " << b_failure);
       CHECK(b_failure.empty());

@@ -39,10 +39,12 @@ struct ZeroedWords {
 };
 
 // Enqueues the packing of a and b (b with outer_padded 0: none) into their core tiles, k padded to inner_padded, in
-// one launch, which also zeroes `zeroed`; both read as `from` says (16-bit elements, or float ones rounded).
-inline cl::Event pack16(const CallContext& call, const PackedOperand& a, const PackedOperand& b, long long inner_padded,
-                        const std::vector<cl::Event>& wait, const ZeroedWords& zeroed = {},
-                        PackFrom from = PackFrom::sixteen_bit) {
+// one launch, which also zeroes `zeroed`; both read as `from` says (16-bit elements, or float ones rounded). What a
+// later command must wait for is appended to `ready`: nothing on an in-order queue (enqueue_step: a launch without an
+// event takes less host time).
+inline void pack16(const CallContext& call, const PackedOperand& a, const PackedOperand& b, long long inner_padded,
+                   const std::vector<cl::Event>& wait, std::vector<cl::Event>& ready, const ZeroedWords& zeroed = {},
+                   PackFrom from = PackFrom::sixteen_bit) {
   constexpr int block = warpgroup16_pack_block;
   KernelLease kernel = make_kernel(call, pack16_program(from), warpgroup16_pack_items);
   const PackedOperand& second = b.outer_padded > 0 ? b : a;  // an absent b: a's buffers, no work-groups
@@ -62,10 +64,10 @@ inline cl::Event pack16(const CallContext& call, const PackedOperand& a, const P
       static_cast<int>(second.problems), static_cast<int>(inner_padded), a_blocks,
       zeroed.buffer != nullptr ? *zeroed.buffer : a.dst, zeroed.count);
   const long long blocks = a_blocks + b.outer_padded / block;
-  return enqueue(call.queue, kernel,
-                 batch_range(static_cast<std::size_t>(blocks) * (block / 4), static_cast<std::size_t>(inner_padded) / 4,
-                             static_cast<std::size_t>(std::max(a.problems, b.problems))),
-                 batch_range(block / 4, 16, 1), wait);
+  enqueue_step(call, kernel,
+               batch_range(static_cast<std::size_t>(blocks) * (block / 4), static_cast<std::size_t>(inner_padded) / 4,
+                           static_cast<std::size_t>(std::max(a.problems, b.problems))),
+               batch_range(block / 4, 16, 1), wait, ready);
 }
 
 // Runs a checked product (k and alpha not zero) of the plan's elements on wgmma after `wait`: A and B 16-bit, or float
@@ -94,11 +96,11 @@ inline cl::Event run_warpgroup16(const CallContext& call, const GemmProblem& p, 
   }
   const cl::Buffer& sums_buffer = sums ? sums->buffer() : packed_a.buffer();  // not read without split tiles
   const cl::Buffer& counters_buffer = counters ? counters->buffer() : packed_a.buffer();
-  const cl::Event packed = pack16(
-      call, {p.a, s.a, s.m, s.k, !s.trans_a, warpgroup16_rows, plan.m_padded, plan.a_problems, packed_a.buffer()},
-      {p.b, s.b, s.n, s.k, s.trans_b, plan.columns, plan.n_padded, plan.b_problems, packed_b.buffer()}, plan.k_padded,
-      wait, {&counters_buffer, static_cast<int>(plan.split_tiles)},
-      plan.float_operands ? pack_from_float(plan.element) : PackFrom::sixteen_bit);
+  std::vector<cl::Event> packed;
+  pack16(call, {p.a, s.a, s.m, s.k, !s.trans_a, warpgroup16_rows, plan.m_padded, plan.a_problems, packed_a.buffer()},
+         {p.b, s.b, s.n, s.k, s.trans_b, plan.columns, plan.n_padded, plan.b_problems, packed_b.buffer()},
+         plan.k_padded, wait, packed, {&counters_buffer, static_cast<int>(plan.split_tiles)},
+         plan.float_operands ? pack_from_float(plan.element) : PackFrom::sixteen_bit);
   const int tiles_m = static_cast<int>(plan.m_padded / warpgroup16_rows);
   const int tiles_n = static_cast<int>(plan.n_padded / plan.columns);
   // Strides in 4-byte words (pairs of elements), as the kernel reads the packed copies.
@@ -114,7 +116,7 @@ inline cl::Event run_warpgroup16(const CallContext& call, const GemmProblem& p, 
   const cl::Event done = enqueue(call.queue, kernel,
                                  batch_range(static_cast<std::size_t>(whole_tiles + pieces) * warpgroup16_threads, 1,
                                              static_cast<std::size_t>(s.batch)),
-                                 batch_range(warpgroup16_threads, 1, 1), {packed});
+                                 batch_range(warpgroup16_threads, 1, 1), packed);
   packed_a.give_back_after(done);
   packed_b.give_back_after(done);
   if (sums) sums->give_back_after(done);
