@@ -230,7 +230,9 @@ TEST_CASE("a kernel text refuses to build without the parameters it needs or pas
                                  "#define STORAGE16", "//"),
              Catch::Matchers::Contains("needs SIXTEEN_BIT and STORAGE16"));
   CHECK_THAT(build_log_of_edited(call, pack16_program(), "#define PACK_BLOCK", "//"),
-             Catch::Matchers::Contains("needs TSK and PACK_BLOCK"));
+             Catch::Matchers::Contains("needs TSK, PACK_BLOCK"));
+  CHECK_THAT(build_log_of_edited(call, pack16_program(PackFrom::float_to_bfloat16), "#define PACK_FROM_FLOAT", "//"),
+             Catch::Matchers::Contains("and PACK_FROM_FLOAT"));
   // The copy engine's text names each of the six lines its family's text must give it.
   const ProgramText bulk = gemm_program(describe<tilegemm::BulkTensorCores<64, 64, 8, 32, 32, 3>>, true, {});
   CHECK_THAT(build_log_of_edited(call, bulk, "#define AHEAD (SLOTS - 1)", ""),
