@@ -36,6 +36,8 @@ using InPlaceFloat = tilegemm::InPlaceTensorCores<32, 32, 16, 2, 4, 4, 4>;
 using Staged = tilegemm::StagedPrefetch<64, 32, 16, 4, 4, 4, 2>;
 // TF32 keeps 10 bits of mantissa: its products are off by about 1e-4 to 1e-3 of their terms.
 constexpr double tf32_tolerance = 1e-2;
+// bfloat16 keeps 7: its products are off by about 8 times TF32's.
+constexpr double bf16_tolerance = 5e-2;
 
 template <class Config>
 std::string name_of() {
@@ -138,6 +140,13 @@ int main(int argc, char** argv) try {
   {
     const tilegemm::ScopedMathMode tf32(tilegemm::MathMode::tf32);
     ok = run_where_it_can<Warpgroup>("wgmma", a, b, reference, " in tf32", tf32_tolerance) && ok;
+  }
+
+  // Float operands rounded to bfloat16 (float's range, 8 significant bits), as cuBLAS's COMPUTE_32F_FAST_16BF: on H100
+  // and H200 AutoConfig packs them into 16-bit core tiles for wgmma, the fastest mode there.
+  {
+    const tilegemm::ScopedMathMode bf16(tilegemm::MathMode::bf16);
+    ok = run<tilegemm::AutoConfig>(a, b, reference, " in bf16", bf16_tolerance) && ok;
   }
 
   // Double on the tensor cores through the copy engine (the same values as doubles: the reference is exact for them
