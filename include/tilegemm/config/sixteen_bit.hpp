@@ -23,6 +23,8 @@ namespace tilegemm::detail {
 // A 16-bit storage element: IEEE binary16 (Eigen::half) or the top 16 bits of a float (Eigen::bfloat16). The values
 // are the OpenCL C ones too (SIXTEEN_BIT_HALF, SIXTEEN_BIT_BFLOAT16 in sixteen_bit_defines_text).
 enum class SixteenBit { half = 1, bfloat16 = 2 };
+// Its name in messages: "half" or "bfloat16".
+constexpr const char* sixteen_bit_name(SixteenBit element) { return element == SixteenBit::half ? "half" : "bfloat16"; }
 
 // The type a 16-bit product's result is stored in: the inputs' 16-bit type (one rounding) or float.
 enum class SixteenBitOutput { same = 0, float32 = 1 };

@@ -25,9 +25,8 @@ inline bool verbose_calls() {
 
 // A 16-bit wgmma product's name, e.g. "wgmma 128x256 on 16-bit core tiles, A and B rounded to bfloat16".
 inline std::string warpgroup16_name(const Warpgroup16Plan& w) {
-  const char* element = w.element == SixteenBit::half ? "half" : "bfloat16";
   return "wgmma " + std::to_string(warpgroup16_rows) + "x" + std::to_string(w.columns) + " on 16-bit core tiles" +
-         (w.float_operands ? std::string(", A and B rounded to ") + element : std::string());
+         (w.float_operands ? std::string(", A and B rounded to ") + sixteen_bit_name(w.element) : std::string());
 }
 // What runs a plan's product: its configuration, or the 16-bit wgmma product.
 inline std::string planned_kernel_name(const Plan& plan) {
@@ -71,8 +70,7 @@ inline void report_choice(const Plan& plan, const GemmShape& s, const DeviceLimi
 inline void report_warpgroup16(const GemmShape& s, const DeviceLimits& device, const Warpgroup16Plan& w) {
   if (!verbose_calls()) return;
   const std::string line = "tilegemm: " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) +
-                           " " + (w.element == SixteenBit::half ? "half" : "bfloat16") + " on " + device.name + ": " +
-                           warpgroup16_name(w) + "\n";
+                           " " + sixteen_bit_name(w.element) + " on " + device.name + ": " + warpgroup16_name(w) + "\n";
   std::fputs(line.c_str(), stderr);  // one call per line, so that lines of threads do not mix
 }
 
