@@ -193,6 +193,9 @@ TEST_CASE("the helper kernels take the arguments the executor sets", "[contracts
                listed(sum_slices_arguments));
   check_helper(call, support_program(false, pack_tile, scale_kernel_name), support_threads, listed(scale_c_arguments));
   check_helper(call, core_tiles_program(), core_block * core_block / core_columns, listed(pack_core_tiles_arguments));
+  if (has_warpgroup_mma(call.limits)) {  // its text has instructions of sm_90a only (kernels/tensor_maps.hpp)
+    check_helper(call, tensor_maps_program(), tensor_map_bytes / 4, listed(make_tensor_maps_arguments));
+  }
   for (const SixteenBit element : {SixteenBit::half, SixteenBit::bfloat16}) {  // kernels/sixteen_bit_conversion.hpp
     check_helper(call, sixteen_bit_program(element, pack_tile, widen_kernel_name), support_threads,
                  listed(widen_arguments));

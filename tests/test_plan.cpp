@@ -723,22 +723,21 @@ TEST_CASE(
   REQUIRE(warpgroup(plan));
   CHECK(plan.config.name() == "warpgroup_mma 128x256x32 2x64 s4");
   CHECK(plan.variant.mma == MmaKind::tf32);
-  // tf32: all of C in tiles, A and B packed into core tiles of 128 x 32 and 256 x 32 (padded to whole tiles), K padded
-  // to whole slices.
+  // tf32: all of C in tiles, A packed into core tiles of 128 x 32 (padded to whole tiles), B (K-contiguous, 16-byte
+  // aligned) read through a tensor map, K padded to whole slices.
   CHECK(plan.strips == StripWork::none);
   CHECK(plan.corner_m == 3073);
   CHECK(plan.global[0] == 25 * 64);
   CHECK(plan.global[1] == 12 * 4);
   CHECK(plan.depth == 3008);  // 94 slices of 32
-  for (const OperandPlan* operand : {&plan.a, &plan.b}) {
-    CHECK(operand->packed);
-    CHECK(operand->tile_inner == 32);
-    CHECK(operand->offset == 0);
-  }
+  CHECK(plan.a.packed);
+  CHECK(plan.a.tile_inner == 32);
+  CHECK(plan.a.offset == 0);
   CHECK(plan.a.tile_outer == 128);
-  CHECK(plan.b.tile_outer == 256);
   CHECK(plan.a.outer_padded == 25 * 128);
-  CHECK(plan.b.outer_padded == 12 * 256);
+  CHECK(!plan.b.packed);
+  CHECK(plan.b.mapped);
+  CHECK(plan.b.ld == 3000);
   // tf32x3 (3 tiles of 128 x 128 for 2 compute units: 600): the 3072 x 3072 corner in tiles 32 deep, the last row of C
   // by the strip code in the same launch: 96 work-groups of 32 columns, in 4 rows of work-groups past the tiles' 24
   // (dimension 1, 24 per row).
@@ -949,6 +948,74 @@ TEST_CASE("a warpgroup_mma configuration is refused where it cannot run, before 
   CHECK(split.b.parts == 2);
   CHECK(copy_elements(split.b) == 2 * 256 * 64);
   CHECK(split.b.stride == copy_elements(split.b));
+}
+
+TEST_CASE("warpgroup_mma reads K-contiguous operands through tensor maps in tf32, where they are 16-byte aligned",
+          "[unit][plan][tensor_cores]") {
+  using tilegemm::MathMode;
+  const KernelDescription wide = describe<tilegemm::WarpgroupMma<128, 256, 32, 4>>;
+  PlanOptions tf32;
+  tf32.math = MathMode::tf32;
+  const DeviceLimits hopper = h200_with_tensor_cores();
+  // Which operands a plan maps: A where it is stored transposed (K-contiguous), B where it is not.
+  const auto mapped = [&](const GemmShape& s, const DeviceLimits& device = h200_with_tensor_cores(),
+                          const KernelDescription& config = describe<tilegemm::WarpgroupMma<128, 256, 32, 4>>,
+                          MathMode math = MathMode::tf32) {
+    PlanOptions options;
+    options.math = math;
+    const Plan plan = plan_product(config, s, device, 4, options);
+    CHECK(plan.variant.flag_a == plan.a.mapped);
+    CHECK(plan.variant.flag_b == plan.b.mapped);
+    CHECK(plan.a.packed != plan.a.mapped);
+    CHECK(plan.b.packed != plan.b.mapped);
+    return std::pair{plan.a.mapped, plan.b.mapped};
+  };
+  CHECK(mapped(dense_shape(1024, 1024, 1024)) == std::pair{false, true});
+  CHECK(mapped(dense_shape(1024, 1024, 1024, true, false)) == std::pair{true, true});
+  CHECK(mapped(dense_shape(1024, 1024, 1024, false, true)) == std::pair{false, false});
+  CHECK(mapped(dense_shape(1024, 1024, 1024, true, true)) == std::pair{true, false});
+  // The mapped operand is the caller's: its offset and leading dimension, K and the corner's rows for the map.
+  GemmShape offset = dense_shape(1000, 700, 300, true, false);
+  offset.a = {8, 304};
+  offset.b = {12, 300};
+  const Plan plan = plan_product(wide, offset, hopper, 4, tf32);
+  CHECK(plan.a.offset == 8);
+  CHECK(plan.a.ld == 304);
+  CHECK(plan.b.offset == 12);
+  CHECK(plan.b.ld == 300);
+  CHECK(plan.depth == 320);
+  CHECK_THAT(choice_line(plan, offset, hopper, 4, MathMode::tf32),
+             MESSAGE_CONTAINS("warpgroup_mma 128x256x32 2x64 s4, A and B read through tensor maps (forced"));
+  // Not where the copies cannot read the start or a leading dimension (16 bytes: 4 floats), not in tf32x3 (split
+  // operands), not with slices of other depths than a box's 32, not for batches, not where the device failed to make
+  // maps.
+  GemmShape misaligned = dense_shape(512, 512, 512);
+  misaligned.b = {2, 512};
+  CHECK(mapped(misaligned) == std::pair{false, false});
+  misaligned.b = {0, 514};
+  CHECK(mapped(misaligned) == std::pair{false, false});
+  misaligned.b = {4, 516};
+  CHECK(mapped(misaligned) == std::pair{false, true});
+  CHECK(mapped(dense_shape(1024, 1024, 1024, true, false), hopper, describe<tilegemm::WarpgroupMma<128, 128, 32, 6>>,
+               MathMode::tf32x3) == std::pair{false, false});
+  CHECK(mapped(dense_shape(1024, 1024, 1024, true, false), hopper, describe<tilegemm::WarpgroupMma<128, 128, 16, 4>>) ==
+        std::pair{false, false});
+  GemmShape batch = dense_shape(256, 256, 256);
+  batch.batch = 4;
+  batch.a.stride = batch.b.stride = batch.c.stride = 256 * 256;
+  CHECK(mapped(batch) == std::pair{false, false});
+  DeviceLimits refused = h200_with_tensor_cores();
+  refused.tensor_maps_refused = true;
+  CHECK(mapped(dense_shape(1024, 1024, 1024, true, false), refused) == std::pair{false, false});
+  // Other families never map.
+  const Plan tensor = plan_product(describe<tilegemm::TensorCores<64, 64, 16, 32, 32, 2>>,
+                                   dense_shape(1024, 1024, 1024), hopper, 4, tf32);
+  CHECK(!tensor.a.mapped);
+  CHECK(!tensor.b.mapped);
+  // AutoConfig's tf32 choice for large C reads B so.
+  const Plan chosen = plan_default(dense_shape(4096, 4096, 4096), hopper, 4, MathMode::tf32);
+  CHECK(chosen.config.family == tilegemm::Family::warpgroup_mma);
+  CHECK(chosen.b.mapped);
 }
 
 TEST_CASE("a tensor_cores configuration is refused where it cannot run, before anything is built",

@@ -93,17 +93,18 @@ struct Shape {
   int m, n, k;
 };
 
-// An operand stored column-major in a buffer at a random offset with a padded leading dimension, NaN around it.
+// An operand stored column-major in a buffer at a random offset with a padded leading dimension, NaN around it;
+// both multiples of `align` elements.
 template <class Scalar>
 struct Stored {
   int offset = 0;
   int ld = 1;
   std::vector<Scalar> storage;
 
-  explicit Stored(const Matrix<Scalar>& v, Scalar surround) {
+  explicit Stored(const Matrix<Scalar>& v, Scalar surround, int align = 1) {
     std::uniform_int_distribution<int> pick(0, 5);
-    offset = pick(tilegemm_test::generator());
-    ld = static_cast<int>(v.rows()) + pick(tilegemm_test::generator()) % 3;
+    offset = align * pick(tilegemm_test::generator());
+    ld = (static_cast<int>(v.rows()) + pick(tilegemm_test::generator()) % 3 + align - 1) / align * align;
     storage.assign(offset + static_cast<std::size_t>(ld) * v.cols() + 1, surround);
     for (Eigen::Index j = 0; j < v.cols(); ++j)
       for (Eigen::Index i = 0; i < v.rows(); ++i) storage[offset + i + j * ld] = v(i, j);
@@ -123,9 +124,10 @@ struct Stored {
 // every term; AutoConfig may multiply strips past its tiled corner in IEEE FP32, so there the plain reference with
 // the 16-bit rounding of the operands) and C's surroundings untouched.
 // With `rounded_reference`, AutoConfig too is held to the strict bound (where its plan has no IEEE strips).
+// With `align`, A's and B's offsets and leading dimensions are multiples of it.
 template <class Config, class Scalar>
 void check_product(const cl::CommandQueue& queue, MathMode math, bool trans_a, bool trans_b, Shape s, Scalar alpha,
-                   Scalar beta, bool rounded_reference = false) {
+                   Scalar beta, bool rounded_reference = false, int align = 1) {
   const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const Matrix<Scalar> op_a = tilegemm_test::random_matrix<Scalar>(s.m, s.k);
   const Matrix<Scalar> op_b = tilegemm_test::random_matrix<Scalar>(s.k, s.n);
@@ -133,8 +135,8 @@ void check_product(const cl::CommandQueue& queue, MathMode math, bool trans_a, b
   const Matrix<Scalar> c0 =
       beta == Scalar(0) ? Matrix<Scalar>::Constant(s.m, s.n, nan) : tilegemm_test::random_matrix<Scalar>(s.m, s.n);
   const Scalar sentinel = Scalar(12345);
-  Stored<Scalar> a(trans_a ? Matrix<Scalar>(op_a.transpose()) : op_a, nan);
-  Stored<Scalar> b(trans_b ? Matrix<Scalar>(op_b.transpose()) : op_b, nan);
+  Stored<Scalar> a(trans_a ? Matrix<Scalar>(op_a.transpose()) : op_a, nan, align);
+  Stored<Scalar> b(trans_b ? Matrix<Scalar>(op_b.transpose()) : op_b, nan, align);
   Stored<Scalar> c(c0, sentinel);
   INFO(Config::name() << (std::is_same_v<Scalar, float> ? " float " : " double ")
                       << tilegemm::detail::math_mode_name(math) << ", m=" << s.m << " n=" << s.n << " k=" << s.k
@@ -339,6 +341,41 @@ TEST_CASE("warpgroup_mma is refused without wgmma, in double and in ieee, and ru
   }
   CHECK(tilegemm::programs_built() == built);
 }
+// tf32 operands that are K-contiguous with 16-byte aligned offsets and leading dimensions are read in place through
+// tensor maps (kernels/tensor_maps.hpp; A where it is stored transposed, B where it is not): every shape and
+// transpose so, each plan first asserted to map them, in AutoConfig's tf32 tiles.
+template <class Config>
+void check_mapped_shapes() {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const tilegemm::detail::DeviceLimits device = tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
+  tilegemm::detail::PlanOptions options;
+  options.math = MathMode::tf32;
+  const std::vector<Shape> mapped_shapes = {{1, 1, 1},     {7, 9, 33},     {61, 129, 100},  {129, 257, 31},
+                                            {130, 70, 50}, {256, 256, 64}, {300, 700, 129}, {520, 260, 1500}};
+  for (const Shape& s : mapped_shapes) {
+    for (int t = 0; t < 4; ++t) {
+      const bool trans_a = t & 1, trans_b = t & 2;
+      tilegemm::detail::GemmShape shape = tilegemm_test::dense_shape(s.m, s.n, s.k, trans_a, trans_b);
+      shape.a.ld = (shape.a.ld + 3) / 4 * 4;
+      shape.b.ld = (shape.b.ld + 3) / 4 * 4;
+      const tilegemm::detail::Plan plan =
+          tilegemm::detail::plan_product(tilegemm::detail::describe<Config>, shape, device, sizeof(float), options);
+      CHECK(plan.a.mapped == trans_a);
+      CHECK(plan.b.mapped == !trans_b);
+      check_product<Config, float>(queue, MathMode::tf32, trans_a, trans_b, s, 1.0f, 0.0f, false, 4);
+      check_product<Config, float>(queue, MathMode::tf32, trans_a, trans_b, s, tilegemm_test::random_scalar<float>(),
+                                   tilegemm_test::random_scalar<float>(), false, 4);
+    }
+  }
+}
+TEST_CASE("warpgroup_mma in tf32 reads K-contiguous aligned operands through tensor maps, every shape and transpose",
+          "[tensor_cores][gpu]") {
+  if (!device_has_warpgroup_mma(tilegemm::default_queue())) return;  // the refusal is checked above
+  check_mapped_shapes<WarpgroupWide>();
+  check_mapped_shapes<WarpgroupDeep>();
+  check_mapped_shapes<WarpgroupSmall>();
+}
+
 #define WARPGROUP_CASE(Config, name, math)                                                               \
   TEST_CASE(name, "[tensor_cores][gpu]") {                                                               \
     if (!device_has_warpgroup_mma(tilegemm::default_queue())) return; /* the refusal is checked above */ \

@@ -114,12 +114,59 @@ inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& 
   return operand;
 }
 
+// One operand a tensor map describes (make_tensor_maps_arguments): the caller's buffer, K-contiguous, `depth` by
+// `rows`, read in boxes of `box_rows`.
+struct MappedOperand {
+  const cl::Buffer& matrix;
+  int offset;
+  int ld;
+  int depth;
+  int rows;
+  int box_rows;
+};
+
+// The tensor maps of the operands the plan reads through them (kernels/tensor_maps.hpp), made on the device after
+// `wait` by one launch (a work-group a map; its event appended to `events` where later commands need it) into a pooled
+// buffer, A's first: the operands as the kernel is given them, that buffer at their map.
+inline void make_tensor_maps(const CallContext& call, const Plan& plan, const GemmProblem& p, KernelOperand& a,
+                             KernelOperand& b, const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
+  const TileShape& t = plan.config.tile;
+  std::vector<MappedOperand> maps;
+  if (plan.a.mapped) maps.push_back({p.a, plan.a.offset, plan.a.ld, p.shape.k, plan.corner_m, t.tsm});
+  if (plan.b.mapped) maps.push_back({p.b, plan.b.offset, plan.b.ld, p.shape.k, plan.corner_n, t.tsn});
+  auto buffer = std::make_unique<ScratchBuffer>(call, static_cast<std::size_t>(2 * tensor_map_bytes));
+  const cl::Buffer made = buffer->buffer();
+  KernelOperand* first = plan.a.mapped ? &a : &b;
+  for (KernelOperand* operand : {&a, &b}) {
+    if (!(operand == &a ? plan.a.mapped : plan.b.mapped)) continue;
+    operand->buffer = made;
+    operand->offset = operand == first ? 0 : tensor_map_bytes / static_cast<int>(sizeof(float));
+    operand->stride = 0;
+  }
+  first->copy = std::move(buffer);  // given back after the product, as a packed copy is
+  KernelLease kernel = make_kernel(call, tensor_maps_program(), tensor_map_bytes / 4);
+  const MappedOperand& second = maps.back();  // one map: its arguments twice, and one work-group
+  set_arguments<make_tensor_maps_arguments>(kernel, 0, made, maps[0].matrix, maps[0].offset, maps[0].ld, maps[0].depth,
+                                            maps[0].rows, maps[0].box_rows, second.matrix, second.offset, second.ld,
+                                            second.depth, second.rows, second.box_rows);
+  enqueue_step(call, kernel, cl::NDRange(maps.size() * tensor_map_bytes / 4), cl::NDRange(tensor_map_bytes / 4), wait,
+               events);
+}
+
 // A and B as the kernel is given them, packed where the plan says after `wait` (events appended to `ready` where the
-// product needs them): in one launch where both go into core tiles.
+// product needs them): in one launch where both go into core tiles, through tensor maps where it says.
 inline std::pair<KernelOperand, KernelOperand> kernel_operands(const CallContext& call, const Plan& plan,
                                                                const GemmProblem& p, const std::vector<cl::Event>& wait,
                                                                std::vector<cl::Event>& ready) {
   const GemmShape& s = p.shape;
+  if (plan.a.mapped || plan.b.mapped) {
+    KernelOperand a =
+        kernel_operand(call, plan.a, p.a, s.a, p.scalar_size(), plan.support_tile, plan.batch_count, wait, ready);
+    KernelOperand b =
+        kernel_operand(call, plan.b, p.b, s.b, p.scalar_size(), plan.support_tile, plan.batch_count, wait, ready);
+    make_tensor_maps(call, plan, p, a, b, wait, ready);
+    return {std::move(a), std::move(b)};
+  }
   const auto core_tiles = [](const OperandPlan& x) { return x.packed && x.layout == CopyLayout::core_tiles; };
   if (core_tiles(plan.a) && core_tiles(plan.b)) {
     KernelOperand a = operand_for(call, plan.a, p.a, p.scalar_size(), plan.batch_count);

@@ -50,6 +50,9 @@ enum class CopyLayout { rows, padded_slices, core_tiles };
 // `unit` elements (its vector width, or 1).
 struct OperandPlan {
   bool packed = false;
+  // Read in place through a tensor map (kernels/tensor_maps.hpp) made from `offset` and `ld` before the product: K
+  // x the outer size of the corner (m of A, n of B), in boxes of the tile's rows. Families of core tiles only.
+  bool mapped = false;
   bool k_contiguous = false;  // the layout the kernel reads: K-contiguous, or outer-contiguous (m of A, n of B)
   int unit = 1;
   int offset = 0;
@@ -375,15 +378,42 @@ inline OperandPlan core_tile_copy(int outer, int inner, bool outer_contiguous, i
   return plan;
 }
 
-// The warpgroup_mma family: both operands copied into core tiles, whatever their layout; whole tiles of K.
+// Whether a family of core tiles reads an operand in place through a tensor map rather than packed: in tf32 (the
+// copies round to TF32 and zero the edges as the pack kernel does) with slices one box deep, a single product, the
+// operand K-contiguous in the caller's layout (the copies do not transpose; tf32 wgmma reads K-major operands only)
+// from a 16-byte aligned start with a leading dimension of whole 16 bytes, where the device has not failed to make a
+// map. It spares the pack kernel's pass over the operand: on an H200 that pass was 12-30% of a tf32 call
+// (benchmarks/README.md, "wgmma: 64 x 256 a step, four buffers, bands").
+inline bool maps_operand(const Plan& plan, const GemmShape& s, const DeviceLimits& device, const Storage& stored,
+                         bool k_contiguous) {
+  return plan.config.reads_tensor_maps && !device.tensor_maps_refused && plan.variant.mma == MmaKind::tf32 &&
+         plan.config.tile.tsk == tensor_map_depth && s.batch == 1 && k_contiguous &&
+         stored.offset % tensor_map_alignment == 0 && stored.ld % tensor_map_alignment == 0;
+}
+inline OperandPlan mapped_operand(const Storage& stored) {
+  OperandPlan plan = in_place(stored, false, 1);
+  plan.mapped = true;
+  return plan;
+}
+
+// The warpgroup_mma family: each operand copied into core tiles, or read through a tensor map where maps_operand
+// says; whole tiles of K.
 inline MaybeRefusal plan_core_tile_operands(Plan& plan, const GemmShape& s, const DeviceLimits& device,
                                             std::size_t scalar_size) {
   const TileShape& t = plan.config.tile;
   const int parts = plan.variant.mma == MmaKind::tf32x3 ? 2 : 1;
-  if (MaybeRefusal refused = core_tile_copy_refusal(s.m, s.k, t.tsm, t.tsk, parts, s.batch)) return refused;
-  if (MaybeRefusal refused = core_tile_copy_refusal(s.n, s.k, t.tsn, t.tsk, parts, s.batch)) return refused;
-  plan.a = core_tile_copy(s.m, s.k, !s.trans_a, t.tsm, t.tsk, parts);
-  plan.b = core_tile_copy(s.n, s.k, s.trans_b, t.tsn, t.tsk, parts);
+  const bool map_a = maps_operand(plan, s, device, s.a, s.trans_a);
+  const bool map_b = maps_operand(plan, s, device, s.b, !s.trans_b);
+  if (!map_a) {
+    if (MaybeRefusal refused = core_tile_copy_refusal(s.m, s.k, t.tsm, t.tsk, parts, s.batch)) return refused;
+  }
+  if (!map_b) {
+    if (MaybeRefusal refused = core_tile_copy_refusal(s.n, s.k, t.tsn, t.tsk, parts, s.batch)) return refused;
+  }
+  plan.a = map_a ? mapped_operand(s.a) : core_tile_copy(s.m, s.k, !s.trans_a, t.tsm, t.tsk, parts);
+  plan.b = map_b ? mapped_operand(s.b) : core_tile_copy(s.n, s.k, s.trans_b, t.tsn, t.tsk, parts);
+  plan.variant.flag_a = map_a;
+  plan.variant.flag_b = map_b;
   plan.depth = static_cast<int>(round_up(s.k, t.tsk));
   return copies_refusal(plan, s, device, scalar_size, read_in_place_advice);
 }

@@ -43,6 +43,11 @@ inline std::string choice_line(const Plan& plan, const GemmShape& s, const Devic
   if (plan.work == Work::nothing) return line + "nothing to do";
   if (plan.work == Work::scale_c) return line + "no product, C = beta * C";
   line += planned_kernel_name(plan);
+  if (plan.a.mapped || plan.b.mapped) {
+    line += plan.a.mapped && plan.b.mapped
+                ? ", A and B read through tensor maps"
+                : std::string(", ") + (plan.a.mapped ? "A" : "B") + " read through a tensor map";
+  }
   if (plan.slices > 1) line += ", " + std::to_string(plan.slices) + " slices of K";
   const std::string shape = std::string(shape_class_name(shape_class(s.m, s.n, s.k)));
   switch (plan.chosen) {
@@ -79,6 +84,15 @@ inline void report_refusal(const Plan& plan, const DeviceLimits& device, const s
   if (!verbose_calls()) return;
   const std::string line = "tilegemm: the driver of " + device.name + " did not run " + planned_kernel_name(plan) +
                            " with more local memory than the device reports; planning within that from now on. " +
+                           "The error: " + why + "\n";
+  std::fputs(line.c_str(), stderr);
+}
+
+// The line for a plan whose tensor maps the driver did not make (see run_gemm); the new plan's line follows.
+inline void report_tensor_maps_refusal(const Plan& plan, const DeviceLimits& device, const std::string& why) {
+  if (!verbose_calls()) return;
+  const std::string line = "tilegemm: the driver of " + device.name + " did not make the tensor maps " +
+                           planned_kernel_name(plan) + " reads its operands through; packing them from now on. " +
                            "The error: " + why + "\n";
   std::fputs(line.c_str(), stderr);
 }

@@ -51,7 +51,7 @@ void gemm_bulk_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
   clear_accumulators(acc);
 
   const uint local_base = (uint)(ulong)slices;  // the 32-bit address in the shared window (see tensor_cores)
-  start_slices(local_base, a, b, count, tid);
+  start_slices(local_base, a, b, (int2)(0, 0), count, tid);
   for (int s = 0; s < count; ++s) {
     slice_ready(local_base, s);
     multiply_slice(slices + s % SLOTS * SLICE_ELEMENTS, a_place, b_place, acc, false);
@@ -59,7 +59,7 @@ void gemm_bulk_tensor_cores(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
     // releases only lane 0's own; it measured as fast as arriving without it).
     asm volatile("bar.warp.sync -1;" ::: "memory");
     if (tid % 32 == 0) arrive(empty_barrier(local_base, s % SLOTS));
-    refill_slot(local_base, a, b, s + AHEAD, count, tid);
+    refill_slot(local_base, a, b, (int2)(0, 0), s + AHEAD, count, tid);
   }
 
   store_accumulators(acc, M, N, alpha, beta, C + IN_BATCH(c_offset, c_stride), ldc, tile, lane);

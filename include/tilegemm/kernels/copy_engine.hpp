@@ -30,6 +30,12 @@ inline constexpr char copy_engine_source[] = R"CLC(
 #ifndef AHEAD
 #error "kernels/copy_engine.hpp needs AHEAD, the slices copied before the first is multiplied, from the text before it"
 #endif
+#ifndef A_MAPPED  // operands read through tensor maps: only where the family's text says so (it then has their helpers)
+#define A_MAPPED 0
+#endif
+#ifndef B_MAPPED
+#define B_MAPPED 0
+#endif
 
 // The mbarriers of buffer `slot`: full (one arrival, from the work-item that starts the copy, and the copy's bytes)
 // and empty (one arrival per warp once it is done with the buffer).
@@ -51,21 +57,32 @@ inline void wait_phase(const uint barrier_address, const int parity) {
 inline void arrive(const uint barrier_address) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(barrier_address) : "memory");
 }
-// Copies slice n of A and B into its buffer with the copy engine (two bulk copies, contiguous in global memory).
-inline void fetch_slice(const uint local_base, __global const real* a, __global const real* b, const int n) {
+// Copies slice n of A and B into its buffer with the copy engine: a packed operand's slice as one bulk copy
+// (contiguous in global memory), a mapped one's (A_MAPPED, B_MAPPED: read in place through the tensor map at a or b,
+// kernels/tensor_maps.hpp) as the box of rows `rows` (A's in x, B's in y) and depth TSK at k = n TSK.
+inline void fetch_slice(const uint local_base, __global const real* a, __global const real* b, const int2 rows,
+                        const int n) {
   const uint full = full_barrier(local_base, n % SLOTS), to = local_base + n % SLOTS * SLICE_BYTES;
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(SLICE_BYTES) : "memory");
+#if A_MAPPED
+  copy_mapped_box(to, a, n * TSK, rows.x, full);
+#else
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(to),
                "l"(a + n * SLICE_A), "r"((int)sizeof(real) * SLICE_A), "r"(full)
                : "memory");
+#endif
+#if B_MAPPED
+  copy_mapped_box(to + (int)sizeof(real) * SLICE_A, b, n * TSK, rows.y, full);
+#else
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
                    to + (int)sizeof(real) * SLICE_A),
                "l"(b + n * SLICE_B), "r"((int)sizeof(real) * SLICE_B), "r"(full)
                : "memory");
+#endif
 }
 // Sets up the mbarriers and starts copying the first slices.
-inline void start_slices(const uint local_base, __global const real* a, __global const real* b, const int count,
-                         const int tid) {
+inline void start_slices(const uint local_base, __global const real* a, __global const real* b, const int2 rows,
+                         const int count, const int tid) {
   if (tid == 0) {
     for (int i = 0; i < SLOTS; ++i) {
       asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(full_barrier(local_base, i)) : "memory");
@@ -75,8 +92,15 @@ inline void start_slices(const uint local_base, __global const real* a, __global
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (tid == 0)
-    for (int s = 0; s < min(AHEAD, count); ++s) fetch_slice(local_base, a, b, s);
+  if (tid == 0) {
+#if A_MAPPED
+    acquire_tensor_map(a);
+#endif
+#if B_MAPPED
+    acquire_tensor_map(b);
+#endif
+    for (int s = 0; s < min(AHEAD, count); ++s) fetch_slice(local_base, a, b, rows, s);
+  }
 }
 // Waits until slice s has landed; its address in local memory.
 inline uint slice_ready(const uint local_base, const int s) {
@@ -85,11 +109,11 @@ inline uint slice_ready(const uint local_base, const int s) {
 }
 // One work-item copies slice `next` into its buffer once every warp has said it is done with the slice SLOTS before
 // it there (an arrival on the buffer's empty mbarrier).
-inline void refill_slot(const uint local_base, __global const real* a, __global const real* b, const int next,
-                        const int count, const int tid) {
+inline void refill_slot(const uint local_base, __global const real* a, __global const real* b, const int2 rows,
+                        const int next, const int count, const int tid) {
   if (tid == 0 && next < count) {
     if (next >= SLOTS) wait_phase(empty_barrier(local_base, next % SLOTS), (next / SLOTS - 1) % 2);
-    fetch_slice(local_base, a, b, next);
+    fetch_slice(local_base, a, b, rows, next);
   }
 }
 )CLC";

@@ -23,6 +23,9 @@ struct FamilyDefaults {
   static constexpr bool needs_sm90a = false;        // its PTX is retargeted to sm_90a (kernels/warpgroup_mma.hpp)
   // it may take more local memory than the device reports, up to runtime/sm90a_local_memory.hpp's limit on 9.0
   static constexpr bool local_memory_beyond_reported = false;
+  // Reads K-contiguous operands in tf32 in place through tensor maps (kernels/tensor_maps.hpp) rather than packed
+  // (A_MAPPED, B_MAPPED in its text): families of core tiles only.
+  static constexpr bool reads_tensor_maps = false;
   // Whether a configuration with tiles `t` can run on `target`, and with which tensor-core instructions.
   static Implementation can_implement(const TileShape&, const RunTarget&) { return {}; }
   static constexpr void defines(PreambleLines&, const TileShape&) {}

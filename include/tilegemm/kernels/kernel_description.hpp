@@ -15,6 +15,7 @@
 #include "run_target.hpp"
 #include "strip.hpp"
 #include "support.hpp"
+#include "tensor_maps.hpp"
 #include "tf32_rounding.hpp"
 #include "variant.hpp"
 
@@ -31,6 +32,7 @@ struct KernelDescription {
   bool strips_share_local_memory = false;  // those work-groups' stage is in its tiles' local memory, not beside it
   bool needs_sm90a = false;  // its programs are built from PTX retargeted to sm_90a (runtime/sm90a_ptx.hpp)
   bool local_memory_beyond_reported = false;  // may take up to runtime/sm90a_local_memory.hpp's limit on 9.0
+  bool reads_tensor_maps = false;             // may read operands through tensor maps (kernels/tensor_maps.hpp)
   TileShape tile{};
   int threads_m = 0;
   int threads_n = 0;
@@ -64,6 +66,7 @@ constexpr KernelDescription description_of_family(const TileShape& t, TextPiece 
           Traits::strips_share_local_memory,
           Traits::needs_sm90a,
           Traits::local_memory_beyond_reported,
+          Traits::reads_tensor_maps,
           t,
           threads_m,
           threads_n,
@@ -104,6 +107,13 @@ inline ProgramText remainder_program(bool is_double, bool trans_a, bool trans_b)
 inline ProgramText core_tiles_program() {
   return program_text(core_tiles_kernel_name,
                       {scalar_piece(false, 1), core_defines, common, tf32_rounding, core_tiles_code});
+}
+
+// The program of the kernel that makes tensor maps on the device (kernels/tensor_maps.hpp).
+inline ProgramText tensor_maps_program() {
+  ProgramText program = program_text(make_tensor_maps_kernel_name, {tensor_maps_code});
+  program.needs_sm90a = true;
+  return program;
 }
 
 // The support program (kernels/support.hpp) with tile x tile work-groups; kernel_name picks one of its kernels.

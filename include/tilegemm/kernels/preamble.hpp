@@ -71,7 +71,8 @@ template <class Config>
 inline constexpr PreambleLines config_preamble_text = config_preamble_lines<Config::family>(Config::shape);
 
 // The variant's lines: the transposes for the families that read the caller's operands, the layouts and the edge
-// mode (with the modes' names) for those that read either layout, nothing for the packed ones.
+// mode (with the modes' names) for those that read either layout, which operands are read through tensor maps for
+// those of core tiles (kernels/tensor_maps.hpp), nothing for the other packed ones.
 template <bool A, bool B>
 inline constexpr auto transposes_text = define_line<A>("TRANS_A") + define_line<B>("TRANS_B");
 inline constexpr auto edge_mode_names = define_line<static_cast<int>(EdgeMode::whole_tiles)>("EDGES_WHOLE_TILES") +
@@ -80,6 +81,9 @@ inline constexpr auto edge_mode_names = define_line<static_cast<int>(EdgeMode::w
 template <bool A, bool B, EdgeMode Edges>
 inline constexpr auto layouts_text = edge_mode_names + define_line<A>("A_K_CONTIGUOUS") +
                                      define_line<B>("B_K_CONTIGUOUS") + define_line<static_cast<int>(Edges)>("EDGES");
+
+template <bool A, bool B>
+inline constexpr auto mapped_text = define_line<A>("A_MAPPED") + define_line<B>("B_MAPPED");
 
 template <bool A, bool B>
 constexpr TextPiece layouts_piece(EdgeMode edges) {
@@ -124,10 +128,15 @@ inline TextPiece variant_piece(OperandAccess access, const Variant& v) {
       layouts_piece<false, true>(EdgeMode::vectors),      layouts_piece<true, true>(EdgeMode::vectors),
       layouts_piece<false, false>(EdgeMode::elements),    layouts_piece<true, false>(EdgeMode::elements),
       layouts_piece<false, true>(EdgeMode::elements),     layouts_piece<true, true>(EdgeMode::elements)};
+  static constexpr std::array<TextPiece, 4> mapped = {
+      piece_of<mapped_text<false, false>>(), piece_of<mapped_text<true, false>>(), piece_of<mapped_text<false, true>>(),
+      piece_of<mapped_text<true, true>>()};
   const std::size_t flags = (v.flag_a ? 1 : 0) + (v.flag_b ? 2 : 0);
   switch (access) {
     case OperandAccess::caller_layout:
       return transposes[flags];
+    case OperandAccess::core_tiles:
+      return mapped[flags];
     case OperandAccess::either_layout:
       return layouts[flags + 4 * static_cast<std::size_t>(v.edges)];
     default:

@@ -393,7 +393,7 @@ inline bool sum_pieces(__local float* tile, __global float* partials, __global u
        buffer, and one work-item copies slice s + AHEAD into it when every warp is. */                           \
     WAIT_FOR_PRODUCTS(MMA_PENDING);                                                                              \
     if (s >= MMA_PENDING && tid % 32 == 0) arrive(empty_barrier(local_base, (s - MMA_PENDING) % SLOTS));         \
-    refill_slot(local_base, a, b, s + AHEAD, count, tid);                                                        \
+    refill_slot(local_base, a, b, (int2)(0, 0), s + AHEAD, count, tid);                                          \
   }
 
 // A TSM x TSN tile of C per work-group (or a piece of its slices, past whole_tiles); work-groups run through the tiles
@@ -423,7 +423,7 @@ void gemm_sixteen_bit_warpgroup(WARPGROUP16_PARAMETERS) {
   // Edge tiles multiply only what lies inside C: a warpgroup whose 64 rows are all past M none of it, a tile with at
   // most 64 columns inside N its first 64 (a quarter of a tile 256 wide). Both the same for a whole warpgroup.
   const bool rows_inside = 64 * warpgroup < M - tile_m * TSM, narrow = rows_inside && N - tile_n * TSN <= 64;
-  start_slices(local_base, a, b, count, tid);
+  start_slices(local_base, a, b, (int2)(0, 0), count, tid);
   if (narrow) {
     MULTIPLY_SLICES(wgmma16_narrow);
   } else if (rows_inside) {

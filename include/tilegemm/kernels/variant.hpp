@@ -26,8 +26,10 @@ enum class MmaKind {
 };
 
 struct Variant {
-  bool flag_a = false;  // caller_layout: A is transposed; either_layout: A is K-contiguous; packed: unused
-  bool flag_b = false;  // the same for B
+  // caller_layout: A is transposed; either_layout: A is K-contiguous; core_tiles: A is read in place through a tensor
+  // map (kernels/tensor_maps.hpp); other packed layouts: unused
+  bool flag_a = false;
+  bool flag_b = false;                     // the same for B
   EdgeMode edges = EdgeMode::whole_tiles;  // either_layout only
   bool strips = false;                     // the entry point that also multiplies the strips outside a tiled corner
   MmaKind mma = MmaKind::none;             // tensor_cores only

@@ -13,6 +13,7 @@
 #include "program_text.hpp"
 #include "sm90a_marker.hpp"
 #include "strip.hpp"
+#include "tensor_maps.hpp"
 #include "tf32_rounding.hpp"
 #include "tile_bands.hpp"
 #include "wgmma_operands.hpp"
@@ -23,7 +24,9 @@ namespace detail {
 inline constexpr char warpgroup_mma_layout_source[] = R"CLC(
 // Reads A and B as kernels/core_tiles.hpp packs them: for each tile of TSM rows of A (TSN of B) its slices one after
 // the other, each the image of local memory that wgmma reads, TF32 values in core matrices of 8 rows by 4 floats of k
-// (128 bytes). K is the padded depth, a multiple of TSK.
+// (128 bytes). K is the padded depth, a multiple of TSK. An operand that is K-contiguous in the caller's layout may
+// instead be read in place through a tensor map (A_MAPPED, B_MAPPED; kernels/tensor_maps.hpp): A or B is then its map,
+// and each slice of it lands as rows of 32 floats in the 128-byte swizzle (tf32 slices 32 deep).
 //
 // A work-group of TSM / 64 warpgroups (128 work-items each) computes a TSM x TSN tile of C; warpgroup w rows 64 w to
 // 64 w + 63 of it, in parts of 64 x 128, with one wgmma.mma_async per step of 8 of k: m64n128k8, or m64n256k8 on
@@ -72,6 +75,10 @@ inline constexpr char warpgroup_mma_layout_source[] = R"CLC(
 // tf32x3: the slices whose products the tensor cores sum before they are added to acc in FP32, SUMMED_DEPTH of k
 // (see warpgroup_summed_depth).
 #define SUMMED_SLICES (SUMMED_DEPTH / TSK)
+#if (A_MAPPED || B_MAPPED) && (SPLIT != 1 || TSK != MAP_DEPTH)
+#error "warpgroup_mma reads operands through tensor maps in tf32 only, in slices MAP_DEPTH deep"
+#endif
+#define MAPPED_ROW_BYTES (4 * MAP_DEPTH)  // a row of a mapped slice: one row of the 128-byte swizzle
 #define TEXT_OF(x) #x
 #define TEXT(x) TEXT_OF(x)
 
@@ -79,6 +86,13 @@ inline constexpr char warpgroup_mma_layout_source[] = R"CLC(
 // CORE_BYTES apart (the leading dimension's offset), groups of 8 rows ROW_GROUP_BYTES apart (the stride's).
 inline ulong matrix_descriptor(const uint address) {
   return (ulong)((address & 0x3ffff) >> 4) | (ulong)(CORE_BYTES >> 4) << 16 | (ulong)(ROW_GROUP_BYTES >> 4) << 32;
+}
+
+// The descriptor of a K-major operand of wgmma at `address` in local memory in the 128-byte swizzle (mode 1 in bits
+// 62-63): rows MAPPED_ROW_BYTES apart, groups of 8 rows 1024 bytes apart (the stride's offset; the leading one is not
+// read). The slice starts 1024-byte aligned, so a step of 8 deep starts 32 bytes further along its rows.
+inline ulong swizzled_descriptor(const uint address) {
+  return (ulong)((address & 0x3ffff) >> 4) | (ulong)1 << 16 | (ulong)(8 * MAPPED_ROW_BYTES >> 4) << 32 | (ulong)1 << 62;
 }
 
 // d = a * b + (accumulate ? d : 0) on a part of 64 x 128, 8 deep, from TF32 operands in local memory (descriptors a
@@ -120,11 +134,11 @@ inline constexpr char warpgroup_mma_products_source[] = R"CLC(
 // Once slice s's products are issued: lets at most MMA_PENDING groups of this work-item's products run, says that this
 // warp is done with the buffer of those before, and (one work-item) starts copying slice s + AHEAD into that buffer
 // once every warp is.
-inline void slice_issued(const uint local_base, __global const float* a, __global const float* b, const int s,
-                         const int count, const int tid) {
+inline void slice_issued(const uint local_base, __global const float* a, __global const float* b, const int2 rows,
+                         const int s, const int count, const int tid) {
   WAIT_FOR_PRODUCTS(MMA_PENDING);
   if (s >= MMA_PENDING && tid % 32 == 0) arrive(empty_barrier(local_base, (s - MMA_PENDING) % SLOTS));
-  refill_slot(local_base, a, b, s + AHEAD, count, tid);
+  refill_slot(local_base, a, b, rows, s + AHEAD, count, tid);
 }
 
 // The products of the slice at `slice`, for this warpgroup's 64 rows: tf32, d += a * b; tf32x3, d += a * b of the
@@ -145,7 +159,17 @@ inline void slice_products(float d[PARTS][64], const uint slice, const int warpg
     wgmma_step(d, a_high, b_low, 1);
     wgmma_step(d, a_high, b_high, 1);
 #else
-    wgmma_step(d, matrix_descriptor(a), matrix_descriptor(b), 1);
+#if A_MAPPED
+    const ulong a_slice = swizzled_descriptor(slice + 64 * warpgroup * MAPPED_ROW_BYTES + 4 * k);
+#else
+    const ulong a_slice = matrix_descriptor(a);
+#endif
+#if B_MAPPED
+    const ulong b_slice = swizzled_descriptor(slice + PART_A_BYTES + 4 * k);
+#else
+    const ulong b_slice = matrix_descriptor(b);
+#endif
+    wgmma_step(d, a_slice, b_slice, 1);
 #endif
   }
 }
@@ -170,8 +194,9 @@ inline void multiply_tile(const int2 tile, __local float* slices, const int M, c
   const int count = K / TSK;
   // tf32x3: in products at most LOW_PRODUCTS_UP_TO deep, low x low too (see tensor_cores).
   const bool low_products = K <= LOW_PRODUCTS_UP_TO;
-  __global const float* a = A + tile.x * count * SLICE_A;
-  __global const float* b = B + tile.y * count * SLICE_B;
+  __global const float* a = A_MAPPED ? A : A + tile.x * count * SLICE_A;
+  __global const float* b = B_MAPPED ? B : B + tile.y * count * SLICE_B;
+  const int2 rows = (int2)(tile.x * TSM, tile.y * TSN);  // the tile's first rows of A and B, for mapped copies
   const uint local_base = (uint)(ulong)slices;  // the 32-bit address in the shared window (see tensor_cores)
   float acc[PARTS][64];
 #pragma unroll
@@ -179,7 +204,7 @@ inline void multiply_tile(const int2 tile, __local float* slices, const int M, c
 #pragma unroll
     for (int v = 0; v < 64; ++v) acc[p][v] = 0;
 
-  start_slices(local_base, a, b, count, tid);
+  start_slices(local_base, a, b, rows, count, tid);
 #if MMA == MMA_TF32X3
   // The products of SUMMED_SLICES slices are summed on the tensor cores into `part`, which is added to acc once they
   // are done. (Two sets of sums, one added while the other's products run, made ptxas serialize the products.)
@@ -192,7 +217,7 @@ inline void multiply_tile(const int2 tile, __local float* slices, const int M, c
       products_begin();
       slice_products(part, slice, warpgroup, low_products, s == first);
       products_end();
-      slice_issued(local_base, a, b, s, count, tid);
+      slice_issued(local_base, a, b, rows, s, count, tid);
     }
     WAIT_FOR_PRODUCTS(0);
     add_parts(acc, part);
@@ -203,7 +228,7 @@ inline void multiply_tile(const int2 tile, __local float* slices, const int M, c
     products_begin();
     slice_products(acc, slice, warpgroup, false, false);
     products_end();
-    slice_issued(local_base, a, b, s, count, tid);
+    slice_issued(local_base, a, b, rows, s, count, tid);
   }
   WAIT_FOR_PRODUCTS(0);
 #endif
@@ -221,8 +246,9 @@ inline void multiply_tile(const int2 tile, __local float* slices, const int M, c
     }
 }
 
-// The buffers of slices (and the mbarriers), which the strip code takes as its stage where it shares the launch.
-#define LOCAL_SLICES __local float slices[LOCAL_ELEMENTS] __attribute__((aligned(128)))
+// The buffers of slices (and the mbarriers), which the strip code takes as its stage where it shares the launch;
+// aligned to 1024 bytes, the period of the 128-byte swizzle of mapped slices.
+#define LOCAL_SLICES __local float slices[LOCAL_ELEMENTS] __attribute__((aligned(1024)))
 )CLC";
 
 inline constexpr char warpgroup_mma_source[] = R"CLC(
@@ -302,6 +328,7 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
   static constexpr bool uses_tensor_cores = true;
   static constexpr bool needs_sm90a = true;
   static constexpr bool local_memory_beyond_reported = true;  // up to runtime/sm90a_local_memory.hpp's limit
+  static constexpr bool reads_tensor_maps = true;
 
 #define TILEGEMM_WARPGROUP_MMA_RULES(RULE)                                                                            \
   RULE(warpgroup_rows, warpgroup_rows(t),                                                                             \
@@ -373,10 +400,12 @@ struct FamilyTraits<Family::warpgroup_mma> : FamilyDefaults {
     lines.define("BAND_TILES", warpgroup_band_tiles);
     fused_strip_defines(lines, t);
   }
-  // The sm_90a marker, the layout of core tiles, the copy engine's pipeline and the products, in this order.
+  // The sm_90a marker, the layout of core tiles, the tensor maps' copies, the copy engine's pipeline and the
+  // products, in this order.
   static constexpr TextPiece helpers =
       joined_piece<sm90a_marker_text, tf32_rounding_source, wgmma_operands_source, tile_bands_source,
-                   warpgroup_mma_layout_source, copy_engine_source, warpgroup_mma_products_source>();
+                   tensor_map_defines_text, warpgroup_mma_layout_source, tensor_map_copies_source, copy_engine_source,
+                   warpgroup_mma_products_source>();
   static constexpr EntryPoint product = {"gemm_warpgroup_mma", piece_of<warpgroup_mma_source>()};
   static constexpr EntryPoint product_and_strips = {"gemm_warpgroup_mma_strips",
                                                     piece_of<warpgroup_mma_strips_source>()};

@@ -33,6 +33,8 @@ struct DeviceLimits {
   // Whether a build or launch failed for a kernel of sm_90a that had more local memory than the device reports
   // (runtime/sm90a_local_memory.hpp): such kernels then get only what it reports.
   bool sm90a_local_memory_refused = false;
+  // Whether making a tensor map on the device (kernels/tensor_maps.hpp) failed there: operands are then packed.
+  bool tensor_maps_refused = false;
 };
 
 // cl_nv_device_attribute_query's queries (CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV and _MINOR_NV in cl_ext.h, which
@@ -107,6 +109,17 @@ TILEGEMM_ENTRY void note_sm90a_local_memory_refused(const cl::Device& device) {
   DeviceTable& table = device_table();
   std::lock_guard<std::mutex> lock(table.mutex);
   table.known[device()].sm90a_local_memory_refused = true;
+}
+#endif
+
+// Records that making a tensor map failed on the device: from now on its limits say so (tensor_maps_refused).
+TILEGEMM_ENTRY void note_tensor_maps_refused(const cl::Device& device);
+#if TILEGEMM_ENTRY_BODIES
+TILEGEMM_ENTRY void note_tensor_maps_refused(const cl::Device& device) {
+  device_limits(device);
+  DeviceTable& table = device_table();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  table.known[device()].tensor_maps_refused = true;
 }
 #endif
 

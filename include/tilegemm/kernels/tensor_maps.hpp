@@ -1,0 +1,117 @@
+// kernels/tensor_maps: operands read in place by the copy engine's tensor copies (TMA, compute capability 9.0): a
+// tensor map made on the device for each (tensormap.replace, sm_90a), and the copy of a box of it into local memory.
+#pragma once
+
+#include <array>
+
+#include "../config/fixed_string.hpp"
+#include "kernel_arguments.hpp"
+#include "program_text.hpp"
+#include "sm90a_marker.hpp"
+
+namespace tilegemm::detail {
+
+// A tensor map: PTX's 1024-bit tensormap object, 64-byte aligned in global memory.
+inline constexpr int tensor_map_bytes = 128;
+// A box's depth: 32 floats, one 128-byte row of wgmma's 128-byte swizzle, so the slices of a mapped operand are this
+// deep.
+inline constexpr int tensor_map_depth = 32;
+// The tensor copies read from 16-byte aligned starts and leading dimensions: 4 floats.
+inline constexpr int tensor_map_alignment = 4;
+
+// MAKE_TENSOR_MAPS_PARAMETERS: the map kernel's arguments, the maps (tensor_map_bytes apart) and the operand each of
+// its two work-groups describes: `depth` K-contiguous elements by `rows` rows, ld elements apart, from `offset` on, in
+// boxes of MAP_DEPTH x box_rows.
+#define TILEGEMM_TENSOR_MAP_OPERAND(p)                                                                         \
+  pointer(p "matrix", floats_in), integer(p "offset"), integer(p "ld"), integer(p "depth"), integer(p "rows"), \
+      integer(p "box_rows")
+inline constexpr std::array make_tensor_maps_arguments = {pointer("maps", "__global uchar* restrict"),
+                                                          TILEGEMM_TENSOR_MAP_OPERAND("first_"),
+                                                          TILEGEMM_TENSOR_MAP_OPERAND("second_")};
+#undef TILEGEMM_TENSOR_MAP_OPERAND
+
+inline constexpr auto tensor_map_defines_text =
+    define_line<tensor_map_bytes>("MAP_BYTES") + define_line<tensor_map_depth>("MAP_DEPTH");
+
+inline constexpr char tensor_maps_source[] = R"CLC(
+// The tensor map at `map` in local memory (zeroed): the operand at `start`, depth by rows, ld floats apart, in boxes
+// of MAP_DEPTH x box_rows; each float rounded to TF32 (to nearest) as it is copied, the box laid out as wgmma's
+// 128-byte swizzle reads it (row r at 128 r, its 16-byte pieces p at p ^ r % 8), zeros past the edges. PTX takes the
+// element type, the swizzle and the fill as constants: TF32 is 11, the 128-byte swizzle 3, zeros 0.
+inline void describe_operand(const uint map, __global const float* start, const int depth, const int rows,
+                             const int ld, const int box_rows) {
+  asm volatile(SM90A_ONLY "tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;" ::"r"(map),
+               "l"(start) : "memory");
+  asm volatile(SM90A_ONLY "tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 1;" ::"r"(map) : "memory");
+  asm volatile(SM90A_ONLY "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 0, %1;" ::"r"(map),
+               "r"(MAP_DEPTH) : "memory");
+  asm volatile(SM90A_ONLY "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 1, %1;" ::"r"(map),
+               "r"(box_rows) : "memory");
+  asm volatile(SM90A_ONLY "tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, %1;" ::"r"(map),
+               "r"(depth) : "memory");
+  asm volatile(SM90A_ONLY "tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %1;" ::"r"(map),
+               "r"(rows) : "memory");
+  asm volatile(SM90A_ONLY "tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, %1;" ::"r"(map),
+               "l"((ulong)ld * 4) : "memory");
+  asm volatile(SM90A_ONLY "tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 0, 1;" ::"r"(map)
+               : "memory");
+  asm volatile(SM90A_ONLY "tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 1, 1;" ::"r"(map)
+               : "memory");
+  asm volatile(SM90A_ONLY "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%0], 11;" ::"r"(map) : "memory");
+  asm volatile(SM90A_ONLY "tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%0], 0;" ::"r"(map)
+               : "memory");
+  asm volatile(SM90A_ONLY "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%0], 3;" ::"r"(map)
+               : "memory");
+  asm volatile(SM90A_ONLY "tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%0], 0;" ::"r"(map) : "memory");
+}
+
+// Work-group g (one warp) makes map g at maps + g MAP_BYTES: the first or the second operand of its arguments. The
+// warp copies it out and releases it to the tensor copies of later launches, which acquire it (acquire_tensor_map).
+__kernel __attribute__((reqd_work_group_size(MAP_BYTES / 4, 1, 1)))
+void make_tensor_maps(MAKE_TENSOR_MAPS_PARAMETERS) {
+  __local uint made[MAP_BYTES / 4] __attribute__((aligned(128)));
+  made[get_local_id(0)] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint map = (uint)(ulong)made;
+  const int second = get_group_id(0) == 1;
+  if (get_local_id(0) == 0) {
+    if (second) {
+      describe_operand(map, second_matrix + second_offset, second_depth, second_rows, second_ld, second_box_rows);
+    } else {
+      describe_operand(map, first_matrix + first_offset, first_depth, first_rows, first_ld, first_box_rows);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  asm volatile(SM90A_ONLY
+               "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], "
+               "128;" ::"l"(maps + MAP_BYTES * get_group_id(0)),
+               "r"(map)
+               : "memory");
+}
+)CLC";
+
+inline constexpr char tensor_map_copies_source[] = R"CLC(
+// Makes the tensor map at `map` (made by make_tensor_maps before this launch) visible to this work-item's copies.
+inline void acquire_tensor_map(__global const float* map) {
+  asm volatile(SM90A_ONLY "fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(map) : "memory");
+}
+// Copies the box of the operand that `map` describes at depth k and row `row` into local memory at `to` (1024-byte
+// aligned, for the swizzle), its bytes counted on the mbarrier at `full`.
+inline void copy_mapped_box(const uint to, __global const float* map, const int k, const int row, const uint full) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+          to),
+      "l"(map), "r"(k), "r"(row), "r"(full)
+      : "memory");
+}
+)CLC";
+
+inline constexpr auto make_tensor_maps_parameters_text =
+    parameters_define<make_tensor_maps_arguments>("MAKE_TENSOR_MAPS_PARAMETERS");
+inline constexpr char make_tensor_maps_kernel_name[] = "make_tensor_maps";
+// The map kernel's program, and what a family's text that copies through maps includes.
+inline constexpr TextPiece tensor_maps_code =
+    joined_piece<sm90a_marker_text, tensor_map_defines_text, make_tensor_maps_parameters_text, tensor_maps_source>();
+inline constexpr TextPiece tensor_map_copies = joined_piece<tensor_map_defines_text, tensor_map_copies_source>();
+
+}  // namespace tilegemm::detail
