@@ -368,6 +368,41 @@ void check_mapped_shapes() {
     }
   }
 }
+// Where the map kernel does not build (on a device described as an H200 whose compiler is not NVIDIA's), the product
+// is planned again with its operands packed: the error that reaches the caller is the product kernel's own, and the
+// device is marked.
+TEST_CASE("where the driver cannot make tensor maps, the product is planned again with its operands packed",
+          "[tensor_cores]") {
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  if (device_has_warpgroup_mma(queue)) return;  // its driver makes them: the case below
+  tilegemm::detail::DeviceLimits h200 = tilegemm_test::h200();
+  h200.compute_capability = 90;
+  const tilegemm::detail::ScopedDeviceDescription described(h200);
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  std::vector<float> values(64 * 64, 1.0f);
+  cl::Buffer a(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(float) * values.size(), values.data());
+  cl::Buffer b(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(float) * values.size(), values.data());
+  cl::Buffer c(context, CL_MEM_READ_WRITE, sizeof(float) * values.size());
+  tilegemm::detail::PlanOptions options;
+  options.math = MathMode::tf32;
+  const tilegemm::detail::Plan plan =
+      tilegemm::detail::plan_product(tilegemm::detail::describe<WarpgroupSmall>,
+                                     tilegemm_test::dense_shape(64, 64, 64, true, false), h200, sizeof(float), options);
+  REQUIRE(plan.a.mapped);
+  REQUIRE(plan.b.mapped);
+  try {
+    tilegemm::gemm<float, WarpgroupSmall>(queue, Transpose::yes, Transpose::no, 64, 64, 64, 1.0f, a, 0, 64, b, 0, 64,
+                                          0.0f, c, 0, 64, {}, MathMode::tf32)
+        .wait();
+    FAIL("a wgmma kernel ran on a device without wgmma");
+  } catch (const tilegemm::Error& e) {
+    const std::string what = e.what();
+    CHECK(what.find("program for kernel gemm_warpgroup_mma") != std::string::npos);
+    CHECK(what.find("program for kernel make_tensor_maps") == std::string::npos);
+  }
+  CHECK(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()).tensor_maps_refused);
+}
+
 TEST_CASE("warpgroup_mma in tf32 reads K-contiguous aligned operands through tensor maps, every shape and transpose",
           "[tensor_cores][gpu]") {
   if (!device_has_warpgroup_mma(tilegemm::default_queue())) return;  // the refusal is checked above

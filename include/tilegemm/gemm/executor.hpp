@@ -114,6 +114,13 @@ inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& 
   return operand;
 }
 
+// A failure to build or launch the kernel that makes tensor maps (kernels/tensor_maps.hpp): run_gemm then plans the
+// product again with its operands packed.
+class TensorMapsFailed : public Error {
+ public:
+  explicit TensorMapsFailed(const Error& e) : Error(e) {}
+};
+
 // One operand a tensor map describes (make_tensor_maps_arguments): the caller's buffer, K-contiguous, `depth` by
 // `rows`, read in boxes of `box_rows`.
 struct MappedOperand {
@@ -143,14 +150,18 @@ inline void make_tensor_maps(const CallContext& call, const Plan& plan, const Ge
     operand->offset = operand == first ? 0 : tensor_map_bytes / static_cast<int>(sizeof(float));
     operand->stride = 0;
   }
-  first->copy = std::move(buffer);  // given back after the product, as a packed copy is
-  KernelLease kernel = make_kernel(call, tensor_maps_program(), tensor_map_bytes / 4);
+  first->copy = std::move(buffer);            // given back after the product, as a packed copy is
   const MappedOperand& second = maps.back();  // one map: its arguments twice, and one work-group
-  set_arguments<make_tensor_maps_arguments>(kernel, 0, made, maps[0].matrix, maps[0].offset, maps[0].ld, maps[0].depth,
-                                            maps[0].rows, maps[0].box_rows, second.matrix, second.offset, second.ld,
-                                            second.depth, second.rows, second.box_rows);
-  enqueue_step(call, kernel, cl::NDRange(maps.size() * tensor_map_bytes / 4), cl::NDRange(tensor_map_bytes / 4), wait,
-               events);
+  try {
+    KernelLease kernel = make_kernel(call, tensor_maps_program(), tensor_map_bytes / 4);
+    set_arguments<make_tensor_maps_arguments>(kernel, 0, made, maps[0].matrix, maps[0].offset, maps[0].ld,
+                                              maps[0].depth, maps[0].rows, maps[0].box_rows, second.matrix,
+                                              second.offset, second.ld, second.depth, second.rows, second.box_rows);
+    enqueue_step(call, kernel, cl::NDRange(maps.size() * tensor_map_bytes / 4), cl::NDRange(tensor_map_bytes / 4), wait,
+                 events);
+  } catch (const Error& e) {
+    throw TensorMapsFailed(e);
+  }
 }
 
 // A and B as the kernel is given them, packed where the plan says after `wait` (events appended to `ready` where the

@@ -75,18 +75,17 @@ TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescripti
   report_choice(plan, p.shape, call.limits, p.scalar_size(), options.math);
   try {
     return execute(call, plan, p, wait);
-  } catch (const Error& e) {
+  } catch (const TensorMapsFailed& e) {
     // Where the driver cannot build or run the kernel that makes tensor maps, the device is marked and the product
     // planned again with its operands packed. The maps are made before the product kernel, so C is not yet written.
-    if ((plan.a.mapped || plan.b.mapped) && !refuses_local_memory(e)) {
-      report_tensor_maps_refusal(plan, call.limits, e.what());
-      note_tensor_maps_refused(call.device);
-      CallContext within = call;
-      within.limits.tensor_maps_refused = true;
-      const Plan packed = plan_gemm(config, p.shape, false, within.limits, p.scalar_size(), options);
-      report_choice(packed, p.shape, within.limits, p.scalar_size(), options.math);
-      return execute(within, packed, p, wait);
-    }
+    report_tensor_maps_refusal(plan, call.limits, e.what());
+    note_tensor_maps_refused(call.device);
+    CallContext within = call;
+    within.limits.tensor_maps_refused = true;
+    const Plan packed = plan_gemm(config, p.shape, false, within.limits, p.scalar_size(), options);
+    report_choice(packed, p.shape, within.limits, p.scalar_size(), options.math);
+    return execute(within, packed, p, wait);
+  } catch (const Error& e) {
     // The default choice may take more local memory than the device reports (runtime/sm90a_local_memory.hpp). Where
     // the driver refuses it, the device is marked and the product planned again within what the device reports. C is
     // not written before the product kernel runs, so the product starts afresh.
