@@ -66,6 +66,15 @@ TILEGEMM_ENTRY Plan plan_gemm(const KernelDescription* config, const GemmShape& 
 TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescription* config, const GemmProblem& p,
                                   const std::vector<cl::Event>& wait);
 #if TILEGEMM_ENTRY_BODIES
+// The product planned again and run where a first plan failed: `within` is the call with the failure marked on its
+// device's description.
+inline cl::Event run_replanned(const CallContext& within, const KernelDescription* config, const GemmProblem& p,
+                               const std::vector<cl::Event>& wait, const PlanOptions& options) {
+  const Plan plan = plan_gemm(config, p.shape, false, within.limits, p.scalar_size(), options);
+  report_choice(plan, p.shape, within.limits, p.scalar_size(), options.math);
+  return execute(within, plan, p, wait);
+}
+
 TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescription* config, const GemmProblem& p,
                                   const std::vector<cl::Event>& wait) {
   PlanOptions options;
@@ -82,9 +91,7 @@ TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescripti
     note_tensor_maps_refused(call.device);
     CallContext within = call;
     within.limits.tensor_maps_refused = true;
-    const Plan packed = plan_gemm(config, p.shape, false, within.limits, p.scalar_size(), options);
-    report_choice(packed, p.shape, within.limits, p.scalar_size(), options.math);
-    return execute(within, packed, p, wait);
+    return run_replanned(within, config, p, wait, options);
   } catch (const Error& e) {
     // The default choice may take more local memory than the device reports (runtime/sm90a_local_memory.hpp). Where
     // the driver refuses it, the device is marked and the product planned again within what the device reports. C is
@@ -97,9 +104,7 @@ TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescripti
     note_sm90a_local_memory_refused(call.device);
     CallContext within = call;
     within.limits.sm90a_local_memory_refused = true;
-    const Plan fallback = plan_gemm(nullptr, p.shape, false, within.limits, p.scalar_size(), options);
-    report_choice(fallback, p.shape, within.limits, p.scalar_size(), options.math);
-    return execute(within, fallback, p, wait);
+    return run_replanned(within, nullptr, p, wait, options);
   }
 }
 #endif
