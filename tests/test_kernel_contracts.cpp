@@ -102,15 +102,22 @@ void check_config(const CallContext& call) {
     variants.push_back(plain);
     variants.back().strips = true;
   }
+  if (config.reads_tensor_maps && plain.mma == MmaKind::tf32 && config.tile.tsk == tensor_map_depth) {
+    variants.push_back(plain);  // B through a tensor map: its slices' alignment counted (mapped_local_memory_bytes)
+    variants.back().flag_b = true;
+  }
   for (const Variant& variant : variants) {
-    INFO("strips " << variant.strips);
+    INFO("strips " << variant.strips << ", B mapped " << variant.flag_b);
     // The strip code's stage: beside the tiles' local memory, or in it.
     const std::size_t stage = variant.strips && !config.strips_share_local_memory ? strip_stage : 0;
-    if ((config.local_memory_elements + stage) * sizeof(Scalar) > local_memory_limit(config, call.limits)) continue;
+    const std::size_t planned = (variant.flag_b ? mapped_local_memory_bytes(config, sizeof(Scalar))
+                                                : config.local_memory_elements * sizeof(Scalar)) +
+                                stage * sizeof(Scalar);
+    if (planned > local_memory_limit(config, call.limits)) continue;
     const ProgramText program = gemm_program(config, std::is_same_v<Scalar, double>, variant);
     tilegemm::KernelLease lease = make_kernel(call, program, config.threads());
     const cl::Kernel& kernel = lease.get();
-    check_local_memory(kernel, call, (config.local_memory_elements + stage) * sizeof(Scalar));
+    check_local_memory(kernel, call, planned);
     CHECK(config.takes_batches == !config.splits_k);  // every family but split-K's takes batches
     if (config.splits_k) {
       check_arguments_of(call, program, kernel, listed(split_k_arguments));

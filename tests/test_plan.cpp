@@ -1007,6 +1007,13 @@ TEST_CASE("warpgroup_mma reads K-contiguous operands through tensor maps in tf32
   DeviceLimits refused = h200_with_tensor_cores();
   refused.tensor_maps_refused = true;
   CHECK(mapped(dense_shape(1024, 1024, 1024, true, false), refused) == std::pair{false, false});
+  // Nor where the kernel's local memory fits but not with the mapped slices' alignment (1 KiB more).
+  DeviceLimits tight = h200_with_tensor_cores();
+  tight.sm90a_local_memory_refused = true;  // the device's own figure then
+  tight.local_memory_bytes = wide.local_memory_elements * 4 + 512;
+  CHECK(mapped(dense_shape(1024, 1024, 1024, true, false), tight) == std::pair{false, false});
+  tight.local_memory_bytes = mapped_local_memory_bytes(wide, 4);
+  CHECK(mapped(dense_shape(1024, 1024, 1024, true, false), tight) == std::pair{true, true});
   // Other families never map.
   const Plan tensor = plan_product(describe<tilegemm::TensorCores<64, 64, 16, 32, 32, 2>>,
                                    dense_shape(1024, 1024, 1024), hopper, 4, tf32);

@@ -378,17 +378,22 @@ inline OperandPlan core_tile_copy(int outer, int inner, bool outer_contiguous, i
   return plan;
 }
 
+// The local memory of a configuration's kernels that read tensor maps: tensor_map_slices_alignment bytes more.
+inline std::size_t mapped_local_memory_bytes(const KernelDescription& config, std::size_t scalar_size) {
+  return config.local_memory_elements * scalar_size + tensor_map_slices_alignment;
+}
 // Whether a family of core tiles reads an operand in place through a tensor map rather than packed: in tf32 (the
 // copies round to TF32 and zero the edges as the pack kernel does) with slices one box deep, a single product, the
 // operand K-contiguous in the caller's layout (the copies do not transpose; tf32 wgmma reads K-major operands only)
 // from a 16-byte aligned start with a leading dimension of whole 16 bytes, where the device has not failed to make a
-// map. It spares the pack kernel's pass over the operand: on an H200 that pass was 12-30% of a tf32 call
-// (benchmarks/README.md, "wgmma: 64 x 256 a step, four buffers, bands").
+// map and the kernel's local memory fits with the mapped slices' alignment. It spares the pack kernel's pass over the
+// operand: on an H200 that pass was 12-30% of a tf32 call (benchmarks/README.md, "wgmma: 64 x 256 a step").
 inline bool maps_operand(const Plan& plan, const GemmShape& s, const DeviceLimits& device, const Storage& stored,
                          bool k_contiguous) {
   return plan.config.reads_tensor_maps && !device.tensor_maps_refused && plan.variant.mma == MmaKind::tf32 &&
          plan.config.tile.tsk == tensor_map_depth && s.batch == 1 && k_contiguous &&
-         stored.offset % tensor_map_alignment == 0 && stored.ld % tensor_map_alignment == 0;
+         stored.offset % tensor_map_alignment == 0 && stored.ld % tensor_map_alignment == 0 &&
+         mapped_local_memory_bytes(plan.config, sizeof(float)) <= local_memory_limit(plan.config, device);
 }
 inline OperandPlan mapped_operand(const Storage& stored) {
   OperandPlan plan = in_place(stored, false, 1);

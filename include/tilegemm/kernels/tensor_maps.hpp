@@ -18,6 +18,9 @@ inline constexpr int tensor_map_bytes = 128;
 inline constexpr int tensor_map_depth = 32;
 // The tensor copies read from 16-byte aligned starts and leading dimensions: 4 floats.
 inline constexpr int tensor_map_alignment = 4;
+// The 128-byte swizzle repeats every 1024 bytes, so slices copied in it start 1024-byte aligned; NVIDIA's driver then
+// counts 1024 bytes more local memory for the kernel (every warpgroup_mma configuration on an H200, 2026-11-29).
+inline constexpr int tensor_map_slices_alignment = 1024;
 
 // MAKE_TENSOR_MAPS_PARAMETERS: the map kernel's arguments, the maps (tensor_map_bytes apart) and the operand each of
 // its two work-groups describes: `depth` K-contiguous elements by `rows` rows, ld elements apart, from `offset` on, in
@@ -30,8 +33,9 @@ inline constexpr std::array make_tensor_maps_arguments = {pointer("maps", "__glo
                                                           TILEGEMM_TENSOR_MAP_OPERAND("second_")};
 #undef TILEGEMM_TENSOR_MAP_OPERAND
 
-inline constexpr auto tensor_map_defines_text =
-    define_line<tensor_map_bytes>("MAP_BYTES") + define_line<tensor_map_depth>("MAP_DEPTH");
+inline constexpr auto tensor_map_defines_text = define_line<tensor_map_bytes>("MAP_BYTES") +
+                                                define_line<tensor_map_slices_alignment>("MAP_ALIGNMENT") +
+                                                define_line<tensor_map_depth>("MAP_DEPTH");
 
 inline constexpr char tensor_maps_source[] = R"CLC(
 // The tensor map at `map` in local memory (zeroed): the operand at `start`, depth by rows, ld floats apart, in boxes

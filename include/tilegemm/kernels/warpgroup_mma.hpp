@@ -247,8 +247,13 @@ inline void multiply_tile(const int2 tile, __local float* slices, const int M, c
 }
 
 // The buffers of slices (and the mbarriers), which the strip code takes as its stage where it shares the launch;
-// aligned to 1024 bytes, the period of the 128-byte swizzle of mapped slices.
-#define LOCAL_SLICES __local float slices[LOCAL_ELEMENTS] __attribute__((aligned(1024)))
+// where operands are mapped, aligned to the period of the 128-byte swizzle their slices land in.
+#if A_MAPPED || B_MAPPED
+#define SLICES_ALIGNMENT MAP_ALIGNMENT
+#else
+#define SLICES_ALIGNMENT 128
+#endif
+#define LOCAL_SLICES __local float slices[LOCAL_ELEMENTS] __attribute__((aligned(SLICES_ALIGNMENT)))
 )CLC";
 
 inline constexpr char warpgroup_mma_source[] = R"CLC(
