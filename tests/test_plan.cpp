@@ -518,8 +518,9 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
   CHECK(past.corner_n == 4096);
   CHECK(past.strips == StripWork::remainder_kernel);
   CHECK(past.a.packed);  // lda = 4097 is no whole vector
-  CHECK(picked(plan_default(dense_shape(1025, 1025, 1025), hopper, 8),
-               "tensor_double_odd"));  // 9 x 9 tiles of 128: too few
+  // 9 x 9 tiles of 128: too few; on 9.0 the 64 x 64 tiles in place (plan_double_rounds), on 8.0 96 x 96 ones.
+  CHECK(picked(plan_default(dense_shape(1025, 1025, 1025), hopper, 8), "in_place_64x64"));
+  CHECK(picked(plan_default(dense_shape(1025, 1025, 1025), a100, 8), "tensor_double_odd"));
 }
 
 TEST_CASE(
@@ -550,9 +551,10 @@ TEST_CASE(
   }
   // Single products with C of at least 1024 x 1024: the tiles whose rounds over the 132 compute units finish first
   // (double_round_figures; 1024 and below read their operands in place, in_place_double_choice): 64 x 128 on the copy
-  // engine at 1664 (3 rounds against 2 of 128 x 128 ones); mma.sync's 128 x 128 at 1152 to 1408 (one round, where
-  // mma.sync starts faster); 96 x 96 at 1025 (121 tiles, one round) and 1536 (256 in 2 rounds, against 288 narrow ones
-  // in 3); the copy engine's 128 x 128 at 2048 and beyond.
+  // engine at 1664 (3 rounds against 6 of 64 x 64 ones in place and 2 of 128 x 128 ones); the 64 x 64 tiles in place
+  // from 1025 to 1216 (3 rounds, no pack kernel) and at 2049; mma.sync's 128 x 128 at 1280 and 1408 (one round, where
+  // the tiles in place take 4); 96 x 96 at 1536 (256 in 2 rounds, against 288 narrow ones in 3); the copy engine's
+  // 128 x 128 at 2048 and beyond.
   const auto named = [&](long long n, const char* name) {
     INFO(n << " " << name);
     const Plan plan = plan_default(dense_shape(n, n, n), hopper, 8);
@@ -560,13 +562,33 @@ TEST_CASE(
     return plan;
   };
   named(1664, "bulk_double_narrow");
-  for (const long long n : {1152, 1280, 1408}) named(n, "tensor_double_large");
-  for (const long long n : {1025, 1536}) {
-    const Plan odd = named(n, "tensor_double_odd");
-    CHECK(odd.corner_m == n);  // all of C in 96 x 96 tiles, no strips
-    CHECK(odd.strips == StripWork::none);
-  }
+  for (const long long n : {1280, 1408}) named(n, "tensor_double_large");
+  const Plan odd = named(1536, "tensor_double_odd");
+  CHECK(odd.corner_m == 1536);  // all of C in 96 x 96 tiles, no strips
+  CHECK(odd.strips == StripWork::none);
   for (const long long n : {2048, 3000, 8192}) named(n, "bulk_double");
+  // In place: all of C in tiles where a corner would take as many rounds (1089: 289 tiles of the corner and 324 of C,
+  // 3 rounds either way); the corner and the remainder kernel where that saves a round, more than the strips' launch
+  // costs (1025 and 1032: 256 tiles in 2 rounds against 289 in 3; 2049: 8 against 9), not where the rounds are short
+  // (K = 64) or the strips wider than in_place_corner_strips (1040, 1056: there 96 x 96 tiles fill one round).
+  for (const long long n : {1040, 1056}) named(n, "tensor_double_odd");
+  CHECK(chose(plan_default(dense_shape(2049, 1025, 64), hopper, 8), "tensor_double_odd"));
+  for (const long long n : {1089LL, 1100LL, 1152LL, 1216LL}) {
+    const Plan whole = named(n, "in_place_64x64");
+    CHECK(whole.corner_m == n);
+    CHECK(whole.strips == StripWork::none);
+  }
+  for (const long long n : {1025LL, 1032LL, 2049LL}) {
+    const Plan corner = named(n, "in_place_64x64");
+    CHECK(corner.corner_m == n / 64 * 64);
+    CHECK(corner.corner_n == n / 64 * 64);
+    CHECK(corner.strips == StripWork::remainder_kernel);
+  }
+  // Only where the strips are thin on both sides: 1025 x 1060 would leave 36 columns (its 96 x 96 tiles fill a round).
+  const Plan wide_strip = plan_default(dense_shape(1025, 1060, 1025), hopper, 8);
+  CHECK(wide_strip.strips == StripWork::none);
+  CHECK(wide_strip.corner_m == 1025);
+  CHECK(wide_strip.corner_n == 1060);
   // Below 1024 x 1024 and for batches, the rule before it: wide copy-engine tiles where they fill 9 in 10 units.
   CHECK(!bulk(plan_default(dense_shape(512, 512, 512), hopper, 8)));
   GemmShape batch = dense_shape(1024, 1024, 1024);

@@ -515,6 +515,37 @@ TEST_CASE("AutoConfig takes the tensor cores in each mode where they run, with a
   }
 }
 
+// Double past 1024 on compute capability 9.0: AutoConfig weighs the 64 x 64 tiles that read A and B in place by their
+// rounds (gemm/default_plan.hpp's plan_double_rounds), on all of C or, where that saves a round, on the tiled corner
+// with the remainder kernel's strips (1 wide: 1025^3; 8 and 3 wide: 1032 x 1027 x 1500; not at 2049 x 2049 x 40, where
+// the rounds are shorter than the strips' launch). Every transpose, alpha and beta, offsets and odd leading dimensions,
+// C's surroundings untouched.
+TEST_CASE("AutoConfig's double past 1024 in place: all of C, or its corner and strips, every transpose",
+          "[tensor_cores][gpu]") {
+  using namespace tilegemm::detail;
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  if (!device_has_copy_engine(queue)) return;  // the rounds' model is compute capability 9.0's
+  const DeviceLimits device = device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
+  struct Case {
+    Shape s;
+    bool corner;  // on 132 compute units (H100, H200)
+  };
+  for (const auto& [s, corner] : {Case{{1025, 1025, 1025}, true}, Case{{1032, 1027, 1500}, true},
+                                  Case{{1100, 1090, 77}, false}, Case{{2049, 2049, 40}, false}}) {
+    const Plan plan = plan_default(tilegemm_test::dense_shape(s.m, s.n, s.k), device, sizeof(double));
+    INFO(s.m << "x" << s.n << "x" << s.k << ": " << plan.config.name() << ", corner " << plan.corner_m << "x"
+             << plan.corner_n);
+    CHECK(plan.config.family == tilegemm::Family::in_place_tensor_cores);
+    if (device.compute_units == 132) CHECK((plan.strips == StripWork::remainder_kernel) == corner);
+    for (int t = 0; t < 4; ++t) {
+      check_product<tilegemm::AutoConfig, double>(queue, MathMode::ieee, t & 1, t & 2, s, 1.0, 0.0);
+      check_product<tilegemm::AutoConfig, double>(queue, MathMode::ieee, t & 1, t & 2, s,
+                                                  tilegemm_test::random_scalar<double>(),
+                                                  tilegemm_test::random_scalar<double>());
+    }
+  }
+}
+
 // bf16 and fp16 on wgmma (compute capability 9.0): A and B rounded to 16 bits as they are packed into core tiles
 // (gemm/sixteen_bit_warpgroup_plan.hpp). The result must be the FP32-accumulated product of the operands rounded to
 // nearest even, every transpose, alpha and beta, K not a multiple of a slice (17 to 4097), tiles 128 and 256 wide, edge

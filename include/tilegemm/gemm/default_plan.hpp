@@ -210,8 +210,8 @@ inline std::optional<Plan> plan_staged_batch(const BuiltinConfig& chosen, const 
 // products up to 1024 on a side: 32 x 32 tiles up to 512 x 512 of C, 64 x 64 tiles through registers up to 640 on
 // every side, else those of batches. On an H200 (benchmarks/README.md "Double on tensor cores in place") 10,000 x 64^3
 // took 243 us against 332 on the ordinary units, 1,000 x 128^3 149 against 236, a single 512^3 16 against 27 and 1024^3
-// 55 against 65 on the copy engine (1100 95 against 112; 1025 level with its 96 x 96 tiles, which it keeps; from 1280
-// up the packed families were faster). None on devices without them.
+// 55 against 65 on the copy engine. Larger single products weigh the same 64 x 64 tiles by their rounds beside the
+// packed families' (plan_double_rounds). None on devices without them.
 inline constexpr int in_place_batches_from = 25;
 inline constexpr int in_place_batches_up_to = 256;
 inline constexpr long long in_place_single_small_c_up_to = 512 * 512;
@@ -418,25 +418,64 @@ inline std::optional<Plan> plan_bulk_tensor_cores(const GemmShape& s, const Devi
 }
 
 // Double on compute capability 9.0, single products with C of at least double_rounds_from elements: of the copy
-// engine's tiles (128 x 128, 64 x 128) and mma.sync's (128 x 128, 96 x 96), those whose rounds over the compute units
-// finish first, each round at the rate its family and tiles kept on an H200 when C had that many rounds of them
-// (TFLOP/s: one round, two, more; benchmarks/README.md "Double at medium sizes": the fastest of the four at every size
-// from 1024 to 3000 measured). The copy engine's tiles start slower and keep a higher rate; 96 x 96 tiles fill the
-// units at 1025 and 1536. None where the copy engine does not run here.
+// engine's tiles (128 x 128, 64 x 128), mma.sync's on packed operands (128 x 128, 96 x 96) and its 64 x 64 tiles on
+// the operands in place, those whose rounds over the compute units finish first, each round at the rate its family and
+// tiles kept on an H200 when C had that many rounds of them (TFLOP/s: one round, two, more; benchmarks/README.md
+// "Double at medium sizes" and "Double in place past 1024": the fastest at every size from 1024 to 3000 measured). The
+// copy engine's tiles start slower and keep a higher rate; 96 x 96 tiles fill the units at 1033 to 1056 and 1536; the
+// tiles in place, which run three work-groups a unit and need no pack kernel, take 1025 to 1032 (on the corner), 1088
+// to about 1230, 2049 to 2176 and C of 1024^2 with long K.
+enum class RoundTiling {
+  whole_c,      // all of C in tiles (the copy engine's copies are padded; 96 x 96 tiles are for sizes off 128's)
+  thin_corner,  // the tiled corner where the strips past it are thin (corner_options)
+  saved_round,  // the tiled corner where its strips are at most in_place_corner_strips wide and save more than cost
+};
 struct RoundFigures {
   std::string_view entry;
   double one_round, two_rounds, more_rounds;
-  bool whole_c;  // all of C in tiles (the copy engine's copies are padded; 96 x 96 tiles are for sizes off 128's)
+  RoundTiling tiling;
 };
-inline constexpr std::array<RoundFigures, 4> double_round_figures = {{{"bulk_double", 45.0, 50.5, 50.5, true},
-                                                                      {"bulk_double_narrow", 34.0, 40.5, 43.5, true},
-                                                                      {"tensor_double_large", 47.0, 49.0, 49.0, false},
-                                                                      {"tensor_double_odd", 28.5, 38.0, 40.0, true}}};
+inline constexpr std::array<RoundFigures, 5> double_round_figures = {
+    {{"bulk_double", 45.0, 50.5, 50.5, RoundTiling::whole_c},
+     {"bulk_double_narrow", 34.0, 40.5, 43.5, RoundTiling::whole_c},
+     {"tensor_double_large", 47.0, 49.0, 49.0, RoundTiling::thin_corner},
+     {"tensor_double_odd", 31.0, 38.0, 40.0, RoundTiling::whole_c},
+     {"in_place_64x64", 41.5, 41.5, 40.5, RoundTiling::saved_round}}};  // one round: never past 255 tiles
 inline constexpr long long double_rounds_from = 1024LL * 1024;
+// The strips the in-place tiles may leave to the remainder kernel, and what its launch after the tiles costs: on an
+// H200 1025^3 and 1032^3 took 69 to 73 us on the corner against 88 on all of C (the strips' launch cost 12 to 18 us),
+// 1040 (16 wide) 90 against 88, and 2049 x 1025 x 64, whose rounds are short, 33 to 36 against 31.
+inline constexpr int in_place_corner_strips = 8;
+inline constexpr double in_place_strips_us = 15.0;
+// Time in the rounds' measure (tile elements over TFLOP/s, per unit of K) from microseconds of a product K deep.
+inline double rounds_measure(double microseconds, int k, long long units) {
+  return microseconds * 1e6 / (2.0 * std::max(k, 1) * static_cast<double>(units));
+}
 inline double rounds_time(const TileShape& tile, const RoundFigures& figures, const GemmShape& s, long long units) {
   const long long rounds = (tiles_of(s, tile) + units - 1) / units;
   const double rate = rounds == 1 ? figures.one_round : rounds == 2 ? figures.two_rounds : figures.more_rounds;
   return static_cast<double>(rounds) * tile.tsm * tile.tsn / rate;
+}
+// A candidate's plan options (its corner) and its time in the rounds' measure.
+inline std::pair<PlanOptions, double> round_tiling(const KernelDescription& config, const RoundFigures& figures,
+                                                   const GemmShape& s, const DeviceLimits& device, long long units) {
+  PlanOptions options =
+      corner_options(config, s, device, sizeof(double), MathMode::ieee, figures.tiling != RoundTiling::thin_corner);
+  const double whole_time = rounds_time(config.tile, figures, s, units);
+  if (figures.tiling != RoundTiling::saved_round) return {options, whole_time};
+  GemmShape corner = s;
+  corner.m = s.m / config.tile.tsm * config.tile.tsm;
+  corner.n = s.n / config.tile.tsn * config.tile.tsn;
+  const double corner_time =
+      rounds_time(config.tile, figures, corner, units) + rounds_measure(in_place_strips_us, s.k, units);
+  if (corner.m == 0 || corner.n == 0 || s.m - corner.m > in_place_corner_strips ||
+      s.n - corner.n > in_place_corner_strips || !strips_run_on(config, device, sizeof(double)) ||
+      corner_time >= whole_time) {
+    return {options, whole_time};
+  }
+  options.corner_m = corner.m;
+  options.corner_n = corner.n;
+  return {options, corner_time};
 }
 inline std::optional<Plan> plan_double_rounds(const GemmShape& s, const DeviceLimits& device) {
   const KernelDescription& copy_engine = builtin("bulk_double").config;
@@ -450,9 +489,8 @@ inline std::optional<Plan> plan_double_rounds(const GemmShape& s, const DeviceLi
   double best_time = 0;
   for (const RoundFigures& figures : double_round_figures) {
     const KernelDescription& config = builtin(figures.entry).config;
-    const double time = rounds_time(config.tile, figures, s, units);
+    const auto [options, time] = round_tiling(config, figures, s, device, units);
     if ((best && time >= best_time) || !config_fits(config, device, sizeof(double))) continue;
-    const PlanOptions options = corner_options(config, s, device, sizeof(double), MathMode::ieee, figures.whole_c);
     if (std::optional<Plan> plan = plan_if_fits(config, s, device, sizeof(double), options)) {
       best = std::move(plan);
       best_time = time;
