@@ -317,3 +317,74 @@ TEST_CASE("AutoConfig's split-K plans for medium products of a GPU: every transp
     CHECK(tilegemm_test::outside_unchanged(before, after, 0, 0, x.m, x.n) == "");
   }
 }
+
+// Split-K on a family that takes batches (gemm/plan.hpp's plan_slices_as_batch): the slices of K are the problems of a
+// batch whose A and B step along K, each into its slice of a workspace, then summed into C with alpha and beta; what
+// AutoConfig does with double's tiles in place on tensor cores (plan_in_place_split), here with the prefetch kernel on
+// any device. A * B and A^T * B^T (the strides along K of either layout), K split 2 to 7 ways, slices that are no
+// whole tiles, offsets and padded leading dimensions; C sits in a taller matrix of sentinels.
+TEST_CASE("split-K as a batch of the slices of K, summed into C", "[core]") {
+  using namespace tilegemm::detail;
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const CallContext call = CallContext::of(queue);
+  struct Case {
+    int m, n, k, slices;
+    bool trans;
+    float beta;  // 0: C is poisoned first, and must not be read
+  };
+  for (const Case& x : {Case{70, 45, 600, 4, false, 0.0f}, Case{33, 64, 700, 7, true, -0.5f},
+                        Case{64, 64, 64, 2, false, 1.5f}, Case{5, 130, 390, 3, true, 0.0f}}) {
+    INFO(x.m << "x" << x.n << "x" << x.k << " in " << x.slices << " slices" << (x.trans ? ", A^T B^T" : "") << ", beta "
+             << x.beta << ", seed " << tilegemm_test::run_seed());
+    const Matrix<float> op_a = tilegemm_test::random_matrix<float>(x.m, x.k);
+    const Matrix<float> op_b = tilegemm_test::random_matrix<float>(x.k, x.n);
+    const Matrix<float> stored_a = x.trans ? Matrix<float>(op_a.transpose()) : op_a;
+    const Matrix<float> stored_b = x.trans ? Matrix<float>(op_b.transpose()) : op_b;
+    // Each operand one column into a matrix two rows taller than it: an offset and a padded leading dimension.
+    const auto padded = [](const Matrix<float>& v) {
+      Matrix<float> all = tilegemm_test::random_matrix<float>(v.rows() + 2, v.cols() + 1);
+      all.block(0, 1, v.rows(), v.cols()) = v;
+      return all;
+    };
+    const Matrix<float> a_all = padded(stored_a), b_all = padded(stored_b);
+    const int ldc = x.m + 3;
+    Matrix<float> c_all = Matrix<float>::Constant(ldc, x.n, tilegemm_test::sentinel<float>());
+    c_all.topRows(x.m) = x.beta == 0.0f ? tilegemm_test::poisoned<float>(x.m, x.n)
+                                        : Matrix<float>(tilegemm_test::random_matrix<float>(x.m, x.n));
+    const Matrix<float> before = c_all;
+    const float alpha = tilegemm_test::random_scalar<float>();
+    const cl::Buffer a = device_copy(queue, a_all), b = device_copy(queue, b_all), c = device_copy(queue, c_all);
+    const int lda = static_cast<int>(a_all.rows()), ldb = static_cast<int>(b_all.rows());
+    const GemmProblem problem = check_arguments(context, {x.trans ? Transpose::yes : Transpose::no,
+                                                          x.trans ? Transpose::yes : Transpose::no,
+                                                          x.m,
+                                                          x.n,
+                                                          x.k,
+                                                          scalar_value(alpha),
+                                                          {a, lda, lda},
+                                                          {b, ldb, ldb},
+                                                          scalar_value(x.beta),
+                                                          {c, 0, ldc}});
+    const std::optional<Plan> plan = plan_slices_as_batch(describe<tilegemm::Prefetch<32, 32, 16, 2, 2, 2>>,
+                                                          problem.shape, call.limits, 4, x.slices);
+    REQUIRE(plan);
+    CHECK(plan->slices == x.slices);
+    CHECK(plan->k_per_slice == x.k / x.slices);
+    CHECK(plan->global[2] == static_cast<std::size_t>(x.slices));
+    execute(call, *plan, problem, {}).wait();
+    const Matrix<float> after = host_copy<float>(queue, c, ldc, x.n);
+    CHECK(tilegemm_test::compare_with_reference<float>(after.topRows(x.m), alpha, op_a, op_b, x.beta,
+                                                       before.topRows(x.m)) == "");
+    CHECK(tilegemm_test::outside_unchanged(before, after, 0, 0, x.m, x.n) == "");
+  }
+  // None where the slices do not divide K, for split-K's own family, for a batch, or for one slice.
+  const GemmShape shape = tilegemm_test::dense_shape(64, 64, 700);
+  const KernelDescription& prefetch = describe<tilegemm::Prefetch<32, 32, 16, 2, 2, 2>>;
+  CHECK(!plan_slices_as_batch(prefetch, shape, call.limits, 4, 3));
+  CHECK(!plan_slices_as_batch(describe<tilegemm::SplitK<32, 32, 16, 2, 2, 2>>, shape, call.limits, 4, 7));
+  CHECK(!plan_slices_as_batch(prefetch, shape, call.limits, 4, 1));
+  GemmShape batch = shape;
+  batch.batch = 2;
+  CHECK(!plan_slices_as_batch(prefetch, batch, call.limits, 4, 7));
+}

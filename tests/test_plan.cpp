@@ -611,6 +611,44 @@ TEST_CASE(
   CHECK_THROWS_AS(plan_product(plan.config, dense_shape(4096, 4096, 4096), hopper, 4), tilegemm::Error);
 }
 
+// Double with long K where C is small (plan_split_k_default's shapes), on a GPU with FP64 tensor cores: the 64 x 64
+// tiles in place, their slices of K as a batch (plan_in_place_split), in the number of slices that divides K and the
+// cost model puts first; A and B step along K in either layout; the ordinary units' split-K where no number of slices
+// at least in_place_slice_depth deep divides K, in float, without tensor cores, and for batches.
+TEST_CASE("double with long K splits K over the tiles in place on FP64 tensor cores", "[unit][plan][tensor_cores]") {
+  const DeviceLimits hopper = h200_with_tensor_cores();
+  const auto in_place_split = [&](const Plan& plan, int slices, int k_per_slice) {
+    CHECK(chose(plan, "in_place_64x64"));
+    CHECK(!plan.a.packed);
+    CHECK(!plan.b.packed);
+    CHECK(plan.slices == slices);
+    CHECK(plan.k_per_slice == k_per_slice);
+    CHECK(plan.depth == k_per_slice);
+    CHECK(plan.global[2] == static_cast<std::size_t>(slices));
+  };
+  // 4 tiles of C: 64 slices keep two work-groups a compute unit (256 of 264); each 2048 deep.
+  const Plan nn = plan_default(dense_shape(128, 128, 131072), hopper, 8);
+  in_place_split(nn, 64, 2048);
+  CHECK(nn.a.stride == 2048 * 128);  // A(m, k) at m + k lda
+  CHECK(nn.b.stride == 2048);        // B(k, n) at k + n ldb
+  CHECK(nn.c_stride == 128 * 128);   // dense slices of the workspace
+  const Plan tt = plan_default(dense_shape(128, 128, 131072, true, true), hopper, 8);
+  in_place_split(tt, 64, 2048);
+  CHECK(tt.a.stride == 2048);
+  CHECK(tt.b.stride == 2048 * 128);
+  in_place_split(plan_default(dense_shape(256, 256, 16384), hopper, 8), 16, 1024);
+  in_place_split(plan_default(dense_shape(64, 64, 65536), hopper, 8), 256, 256);
+  // 36 tiles: more slices even out the compute units' loads (32 slices: 9 tiles on the busiest, 512 deep each).
+  in_place_split(plan_default(dense_shape(384, 384, 16384), hopper, 8), 32, 512);
+  // A K with no divisor that gives slices at least 256 deep (131071 is prime), float, and a device without tensor
+  // cores: the ordinary units' split-K.
+  CHECK(plan_default(dense_shape(128, 128, 131071), hopper, 8).config.splits_k);
+  CHECK(plan_default(dense_shape(128, 128, 131072), hopper, 4).config.splits_k);
+  CHECK(plan_default(dense_shape(128, 128, 131072), h200(), 8).config.splits_k);
+  // Not where C fills the device: those are not split at all.
+  CHECK(plan_default(dense_shape(2048, 2048, 65536), hopper, 8).slices == 1);
+}
+
 TEST_CASE("bf16 and fp16 take wgmma on 16-bit core tiles on 9.0, mma.sync's 16-bit products on 8.0",
           "[unit][plan][tensor_cores]") {
   using tilegemm::MathMode;

@@ -546,6 +546,31 @@ TEST_CASE("AutoConfig's double past 1024 in place: all of C, or its corner and s
   }
 }
 
+// Double with long K and small C where there are FP64 tensor cores: AutoConfig splits K over the 64 x 64 tiles that
+// read A and B in place, the slices as a batch, then sums them (gemm/default_plan.hpp's plan_in_place_split). Every
+// transpose, alpha and beta, offsets and odd leading dimensions, slices that are whole slices of the tiles (16384 in
+// 64, 4096 in 16) and that are not (6006 in 22 slices of 273), C's surroundings untouched.
+TEST_CASE("AutoConfig's double with long K: K in slices over the tiles in place, every transpose",
+          "[tensor_cores][gpu]") {
+  using namespace tilegemm::detail;
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  if (!device_has_tensor_cores(queue)) return;
+  const DeviceLimits device = device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
+  for (const Shape s : {Shape{130, 70, 16384}, Shape{257, 129, 4096}, Shape{70, 90, 6006}, Shape{64, 64, 65536}}) {
+    const Plan plan = plan_default(tilegemm_test::dense_shape(s.m, s.n, s.k), device, sizeof(double));
+    INFO(s.m << "x" << s.n << "x" << s.k << ": " << plan.config.name() << ", " << plan.slices << " slices of "
+             << plan.k_per_slice);
+    CHECK(plan.config.family == tilegemm::Family::in_place_tensor_cores);
+    CHECK(plan.slices > 1);
+    for (int t = 0; t < 4; ++t) {
+      check_product<tilegemm::AutoConfig, double>(queue, MathMode::ieee, t & 1, t & 2, s, 1.0, 0.0);
+      check_product<tilegemm::AutoConfig, double>(queue, MathMode::ieee, t & 1, t & 2, s,
+                                                  tilegemm_test::random_scalar<double>(),
+                                                  tilegemm_test::random_scalar<double>());
+    }
+  }
+}
+
 // bf16 and fp16 on wgmma (compute capability 9.0): A and B rounded to 16 bits as they are packed into core tiles
 // (gemm/sixteen_bit_warpgroup_plan.hpp). The result must be the FP32-accumulated product of the operands rounded to
 // nearest even, every transpose, alpha and beta, K not a multiple of a slice (17 to 4097), tiles 128 and 256 wide, edge

@@ -606,6 +606,42 @@ inline std::optional<Plan> plan_split_k_default(const GemmShape& s, const Device
   return plan_if_fits(split_k, s, device, scalar_size);
 }
 
+// Double where plan_split_k_default would split K on the ordinary units: on FP64 tensor cores, the 64 x 64 tiles that
+// read A and B in place, their slices of K as the problems of a batch (plan_slices_as_batch), in the number of slices
+// that divides K, keeps each at least in_place_slice_depth deep and finishes first by in_place_split_us; none where no
+// number does (the ordinary units' slices then). On an H200 (benchmarks/README.md "Long K in double on tensor cores")
+// 128 x 128 x 131072 took 121 us against 264, 256 x 256 x 16384 64 against 146, 512 x 512 x 8192 116 against 364.
+inline constexpr int in_place_slice_depth = 256;
+// The time of `slices` slices of K, in microseconds on an H200: the busiest compute unit's tiles, each k_per_slice deep
+// (a 64 x 64 x 1024 tile took 26.5 us with two a unit, 29.3 with three or more, "Double in place past 1024"; one alone,
+// with half the warps, is counted as 1.5 of two's), then the sum of the slices (their bytes read at 3 TB/s and 5 us
+// for its launch).
+inline double in_place_split_us(const GemmShape& s, long long tiles, long long units, int slices) {
+  const long long busiest = (tiles * slices + units - 1) / units;
+  const double tile_us = busiest <= 2 ? 26.5 * std::max(1.5, static_cast<double>(busiest)) : 29.3 * busiest;
+  const double sum_us = static_cast<double>(slices) * s.m * s.n * sizeof(double) / 3e6 + 5;
+  return tile_us * (s.k / slices) / 1024.0 + sum_us;
+}
+inline std::optional<Plan> plan_in_place_split(const GemmShape& s, const DeviceLimits& device,
+                                               std::size_t scalar_size) {
+  if (scalar_size != sizeof(double) || s.batch > 1 || !builtin_fits(in_place_tiles, device, scalar_size) ||
+      !implementation_on(in_place_tiles.config, device, scalar_size, MathMode::ieee).possible()) {
+    return std::nullopt;
+  }
+  const long long units = std::max<long long>(device.compute_units, 1);
+  const long long tiles = tiles_of(s, in_place_tiles.config.tile);
+  int best = 0;
+  for (long long slices = std::min<long long>(s.k / in_place_slice_depth, 4 * units); slices >= 2; --slices) {
+    const int n = static_cast<int>(slices);
+    if (s.k % n == 0 &&
+        (best == 0 || in_place_split_us(s, tiles, units, n) < in_place_split_us(s, tiles, units, best))) {
+      best = n;
+    }
+  }
+  if (best == 0) return std::nullopt;
+  return plan_slices_as_batch(in_place_tiles.config, s, device, scalar_size, best);
+}
+
 // The plan AutoConfig makes for a product on a device in a math mode: the configuration, the corner of C its tiles
 // cover (the thin rest goes to the strip code) and how it takes the operands. Each of the GPU model's candidates is
 // planned in full, so that the choice sees the edge mode the run will use. A batch of small products gets a whole
@@ -636,6 +672,7 @@ inline Plan plan_model(const GemmShape& s, const DeviceLimits& device, std::size
     if (std::optional<Plan> wgmma = plan_sixteen_bit_wgmma(s, device, scalar_size, math)) {
       if (warpgroup16_long_k_pays(wgmma->warpgroup16)) return *wgmma;
     }
+    if (std::optional<Plan> tensor = plan_in_place_split(s, device, scalar_size)) return *tensor;
     return *split;
   }
   if (std::optional<Plan> staged = plan_staged_float(s, device, scalar_size, math)) return *staged;

@@ -223,17 +223,26 @@ inline cl::Event scale_c(const CallContext& call, const Plan& plan, const GemmPr
       batch_range(tile, tile, 1), wait);
 }
 
-// The two passes of split-K: partial products of the slices into a pooled workspace, then their sum into C.
+// The two passes of split-K: partial products of the slices into a pooled workspace, then their sum into C. The
+// split_k family's kernel writes whole tiles of each slice; a family that takes batches multiplies the slices as the
+// problems of a batch (plan_slices_as_batch), each into its dense slice of M rows, with alpha 1 and beta 0.
 inline cl::Event run_split_k(const CallContext& call, const Plan& plan, const GemmProblem& p, const KernelOperand& a,
                              const KernelOperand& b, const std::vector<cl::Event>& ready) {
   const bool is_double = p.is_double();
   const TileShape& t = plan.config.tile;
-  const int ldw = static_cast<int>(round_up(plan.corner_m, t.tsm));
-  const int slice_stride = ldw * static_cast<int>(round_up(plan.corner_n, t.tsn));
+  const bool own_kernel = plan.config.splits_k;
+  const int ldw = own_kernel ? static_cast<int>(round_up(plan.corner_m, t.tsm)) : plan.corner_m;
+  const int slice_stride = own_kernel ? ldw * static_cast<int>(round_up(plan.corner_n, t.tsn)) : plan.c_stride;
   ScratchBuffer workspace(call, p.scalar_size() * static_cast<std::size_t>(plan.slices) * slice_stride);
   KernelLease slices = make_kernel(call, gemm_program(plan.config, is_double, plan.variant), plan.config.threads());
-  set_arguments<split_k_arguments>(slices, 0, plan.corner_m, plan.corner_n, plan.depth, a.buffer, a.offset, a.ld,
-                                   b.buffer, b.offset, b.ld, workspace.buffer(), slice_stride, ldw, plan.k_per_slice);
+  if (own_kernel) {
+    set_arguments<split_k_arguments>(slices, 0, plan.corner_m, plan.corner_n, plan.depth, a.buffer, a.offset, a.ld,
+                                     b.buffer, b.offset, b.ld, workspace.buffer(), slice_stride, ldw, plan.k_per_slice);
+  } else {
+    const cl_uint next = set_gemm_arguments(slices, plan.corner_m, plan.corner_n, plan.depth, ScalarValue{1, is_double},
+                                            ScalarValue{0, is_double}, a, b, workspace.buffer(), 0, ldw);
+    set_batch_arguments(slices, next, a, b, slice_stride);
+  }
   std::vector<cl::Event> partial;  // what the sum waits for: the first pass, where the queue does not order them
   enqueue_step(call, slices, cl::NDRange(plan.global[0], plan.global[1], plan.global[2]),
                cl::NDRange(plan.local[0], plan.local[1], plan.local[2]), ready, partial);
@@ -270,7 +279,7 @@ inline cl::Event run_product(const CallContext& call, const Plan& plan, const Ge
   std::vector<cl::Event> ready = wait;
   auto [a, b] = kernel_operands(call, plan, p, wait, ready);
   cl::Event done;
-  if (plan.config.splits_k) {
+  if (plan.config.splits_k || plan.slices > 1) {
     done = run_split_k(call, plan, p, a, b, ready);
   } else {
     KernelLease kernel =

@@ -673,6 +673,36 @@ inline std::optional<Plan> plan_if_fits(const KernelDescription& config, const G
   return planned_product(config, s, device, scalar_size, options).plan();
 }
 
+// Split-K on a family that takes batches (split_k's own kernel takes its slices in launch dimension 2 instead): K in
+// `slices` slices of K / slices (`slices` divides K) planned as a batch whose problems are the slices, A and B stepping
+// K / slices along K from one problem to the next and each problem's C its slice of a dense workspace (M rows); the
+// executor multiplies them with alpha 1 and beta 0 and sums the slices into C (run_split_k). None where the batch or
+// its workspace does not fit the kernels' 32-bit indices or the device.
+inline std::optional<Plan> plan_slices_as_batch(const KernelDescription& config, const GemmShape& s,
+                                                const DeviceLimits& device, std::size_t scalar_size, int slices) {
+  if (!config.takes_batches || config.splits_k || s.batch > 1 || slices < 2 || s.k % slices != 0) return std::nullopt;
+  GemmShape batch = s;
+  batch.k = s.k / slices;
+  batch.batch = slices;
+  // op(A)(m, k + 1) lies lda past op(A)(m, k) where A is not transposed, the next element where it is; op(B) the other
+  // way round.
+  const long long a_stride = static_cast<long long>(s.trans_a ? 1 : s.a.ld) * batch.k;
+  const long long b_stride = static_cast<long long>(s.trans_b ? s.b.ld : 1) * batch.k;
+  const long long slice_stride = static_cast<long long>(s.m) * s.n;
+  if (a_stride > INT_MAX || b_stride > INT_MAX || slice_stride * slices > INT_MAX) return std::nullopt;
+  batch.a.stride = static_cast<int>(a_stride);
+  batch.b.stride = static_cast<int>(b_stride);
+  batch.c = {0, s.m, static_cast<int>(slice_stride)};
+  std::optional<Plan> plan = plan_if_fits(config, batch, device, scalar_size);
+  if (!plan || allocation_refusal(device, static_cast<unsigned long long>(slice_stride * slices) * scalar_size,
+                                  "split-K's workspace", "")) {
+    return std::nullopt;
+  }
+  plan->slices = slices;
+  plan->k_per_slice = batch.k;
+  return plan;
+}
+
 // That plan; throws the refusal (tilegemm::Error where the device cannot run it, std::invalid_argument past the
 // kernels' indices) for a caller who named the configuration.
 inline Plan plan_product(const KernelDescription& config, const GemmShape& s, const DeviceLimits& device,
