@@ -34,6 +34,15 @@ Matrix<Scalar> host_copy(const cl::CommandQueue& queue, const cl::Buffer& buffer
   return m;
 }
 
+// An m x n C at the top of an ldc-row matrix of sentinels, which the product must leave as they are: poisoned where
+// beta is 0 (it must not be read), random otherwise.
+Matrix<float> c_among_sentinels(int m, int n, int ldc, float beta) {
+  Matrix<float> all = Matrix<float>::Constant(ldc, n, tilegemm_test::sentinel<float>());
+  all.topRows(m) =
+      beta == 0.0f ? tilegemm_test::poisoned<float>(m, n) : Matrix<float>(tilegemm_test::random_matrix<float>(m, n));
+  return all;
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("k = 0 and alpha = 0 give C = beta * C without reading A and B", "[core]", float, double) {
@@ -299,9 +308,7 @@ TEST_CASE("AutoConfig's split-K plans for medium products of a GPU: every transp
     const Matrix<float> a = tilegemm_test::random_matrix<float>(x.ta ? x.k : x.m, x.ta ? x.m : x.k);
     const Matrix<float> b = tilegemm_test::random_matrix<float>(x.tb ? x.n : x.k, x.tb ? x.k : x.n);
     const int ldc = x.m + 3;
-    Matrix<float> c_all = Matrix<float>::Constant(ldc, x.n, tilegemm_test::sentinel<float>());
-    c_all.topRows(x.m) = x.beta == 0.0f ? tilegemm_test::poisoned<float>(x.m, x.n)
-                                        : Matrix<float>(tilegemm_test::random_matrix<float>(x.m, x.n));
+    const Matrix<float> c_all = c_among_sentinels(x.m, x.n, ldc, x.beta);
     const Matrix<float> before = c_all;
     const float alpha = tilegemm_test::random_scalar<float>();
     const cl::Buffer c = device_copy(queue, c_all);
@@ -349,9 +356,7 @@ TEST_CASE("split-K as a batch of the slices of K, summed into C", "[core]") {
     };
     const Matrix<float> a_all = padded(stored_a), b_all = padded(stored_b);
     const int ldc = x.m + 3;
-    Matrix<float> c_all = Matrix<float>::Constant(ldc, x.n, tilegemm_test::sentinel<float>());
-    c_all.topRows(x.m) = x.beta == 0.0f ? tilegemm_test::poisoned<float>(x.m, x.n)
-                                        : Matrix<float>(tilegemm_test::random_matrix<float>(x.m, x.n));
+    const Matrix<float> c_all = c_among_sentinels(x.m, x.n, ldc, x.beta);
     const Matrix<float> before = c_all;
     const float alpha = tilegemm_test::random_scalar<float>();
     const cl::Buffer a = device_copy(queue, a_all), b = device_copy(queue, b_all), c = device_copy(queue, c_all);

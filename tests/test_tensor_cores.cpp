@@ -177,17 +177,21 @@ const std::vector<Shape> shapes = {{1, 1, 1},     {7, 7, 7},      {61, 129, 7}, 
                                    {3, 130, 61},  {8, 9, 1500},   {65, 63, 17},   {200, 136, 300},
                                    {64, 128, 32}, {128, 256, 48}, {257, 129, 65}, {700, 200, 9}};
 
-// Every shape in every transpose, with alpha = 1, beta = 0 and random ones.
+// One shape in every transpose, with alpha = 1, beta = 0 and random ones.
+template <class Config, class Scalar>
+void check_every_transpose(const cl::CommandQueue& queue, MathMode math, Shape s) {
+  for (int t = 0; t < 4; ++t) {
+    check_product<Config, Scalar>(queue, math, t & 1, t & 2, s, Scalar(1), Scalar(0));
+    check_product<Config, Scalar>(queue, math, t & 1, t & 2, s, tilegemm_test::random_scalar<Scalar>(),
+                                  tilegemm_test::random_scalar<Scalar>());
+  }
+}
+
+// Every shape in every transpose.
 template <class Config, class Scalar>
 void check_every_shape(MathMode math) {
   const cl::CommandQueue queue = tilegemm::default_queue();
-  for (const Shape& s : shapes) {
-    for (int t = 0; t < 4; ++t) {
-      check_product<Config, Scalar>(queue, math, t & 1, t & 2, s, Scalar(1), Scalar(0));
-      check_product<Config, Scalar>(queue, math, t & 1, t & 2, s, tilegemm_test::random_scalar<Scalar>(),
-                                    tilegemm_test::random_scalar<Scalar>());
-    }
-  }
+  for (const Shape& s : shapes) check_every_transpose<Config, Scalar>(queue, math, s);
 }
 
 // What a small product through `Config` in `math` says: the message of the tilegemm::Error that refused it, or "ran".
@@ -537,12 +541,7 @@ TEST_CASE("AutoConfig's double past 1024 in place: all of C, or its corner and s
              << plan.corner_n);
     CHECK(plan.config.family == tilegemm::Family::in_place_tensor_cores);
     if (device.compute_units == 132) CHECK((plan.strips == StripWork::remainder_kernel) == corner);
-    for (int t = 0; t < 4; ++t) {
-      check_product<tilegemm::AutoConfig, double>(queue, MathMode::ieee, t & 1, t & 2, s, 1.0, 0.0);
-      check_product<tilegemm::AutoConfig, double>(queue, MathMode::ieee, t & 1, t & 2, s,
-                                                  tilegemm_test::random_scalar<double>(),
-                                                  tilegemm_test::random_scalar<double>());
-    }
+    check_every_transpose<tilegemm::AutoConfig, double>(queue, MathMode::ieee, s);
   }
 }
 
@@ -562,12 +561,7 @@ TEST_CASE("AutoConfig's double with long K: K in slices over the tiles in place,
              << plan.k_per_slice);
     CHECK(plan.config.family == tilegemm::Family::in_place_tensor_cores);
     CHECK(plan.slices > 1);
-    for (int t = 0; t < 4; ++t) {
-      check_product<tilegemm::AutoConfig, double>(queue, MathMode::ieee, t & 1, t & 2, s, 1.0, 0.0);
-      check_product<tilegemm::AutoConfig, double>(queue, MathMode::ieee, t & 1, t & 2, s,
-                                                  tilegemm_test::random_scalar<double>(),
-                                                  tilegemm_test::random_scalar<double>());
-    }
+    check_every_transpose<tilegemm::AutoConfig, double>(queue, MathMode::ieee, s);
   }
 }
 
