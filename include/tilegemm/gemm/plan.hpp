@@ -679,7 +679,8 @@ inline std::optional<Plan> plan_if_fits(const KernelDescription& config, const G
 // executor multiplies them with alpha 1 and beta 0 and sums the slices into C (run_split_k). None where the batch or
 // its workspace does not fit the kernels' 32-bit indices or the device.
 inline std::optional<Plan> plan_slices_as_batch(const KernelDescription& config, const GemmShape& s,
-                                                const DeviceLimits& device, std::size_t scalar_size, int slices) {
+                                                const DeviceLimits& device, std::size_t scalar_size, int slices,
+                                                MathMode math = MathMode::ieee) {
   if (!config.takes_batches || config.splits_k || s.batch > 1 || slices < 2 || s.k % slices != 0) return std::nullopt;
   GemmShape batch = s;
   batch.k = s.k / slices;
@@ -693,7 +694,9 @@ inline std::optional<Plan> plan_slices_as_batch(const KernelDescription& config,
   batch.a.stride = static_cast<int>(a_stride);
   batch.b.stride = static_cast<int>(b_stride);
   batch.c = {0, s.m, static_cast<int>(slice_stride)};
-  std::optional<Plan> plan = plan_if_fits(config, batch, device, scalar_size);
+  PlanOptions options;
+  options.math = math;
+  std::optional<Plan> plan = plan_if_fits(config, batch, device, scalar_size, options);
   if (!plan || allocation_refusal(device, static_cast<unsigned long long>(slice_stride * slices) * scalar_size,
                                   "split-K's workspace", "")) {
     return std::nullopt;
