@@ -459,23 +459,24 @@ inline double rounds_time(const TileShape& tile, const RoundFigures& figures, co
 // A candidate's plan options (its corner) and its time in the rounds' measure.
 inline std::pair<PlanOptions, double> round_tiling(const KernelDescription& config, const RoundFigures& figures,
                                                    const GemmShape& s, const DeviceLimits& device, long long units) {
-  PlanOptions options =
-      corner_options(config, s, device, sizeof(double), MathMode::ieee, figures.tiling != RoundTiling::thin_corner);
+  const auto options_for = [&](bool whole_c) {
+    return corner_options(config, s, device, sizeof(double), MathMode::ieee, whole_c);
+  };
   const double whole_time = rounds_time(config.tile, figures, s, units);
-  if (figures.tiling != RoundTiling::saved_round) return {options, whole_time};
-  GemmShape corner = s;
-  corner.m = s.m / config.tile.tsm * config.tile.tsm;
-  corner.n = s.n / config.tile.tsn * config.tile.tsn;
-  const double corner_time =
-      rounds_time(config.tile, figures, corner, units) + rounds_measure(in_place_strips_us, s.k, units);
-  if (corner.m == 0 || corner.n == 0 || s.m - corner.m > in_place_corner_strips ||
-      s.n - corner.n > in_place_corner_strips || !strips_run_on(config, device, sizeof(double)) ||
-      corner_time >= whole_time) {
-    return {options, whole_time};
+  if (figures.tiling != RoundTiling::saved_round) {
+    return {options_for(figures.tiling == RoundTiling::whole_c), whole_time};
   }
-  options.corner_m = corner.m;
-  options.corner_n = corner.n;
-  return {options, corner_time};
+  // The thin corner where the strip code runs (all of C otherwise, which the strips' launch makes slower than itself).
+  const PlanOptions corner = options_for(false);
+  GemmShape tiled = s;
+  tiled.m = corner.corner_m;
+  tiled.n = corner.corner_n;
+  const double corner_time =
+      rounds_time(config.tile, figures, tiled, units) + rounds_measure(in_place_strips_us, s.k, units);
+  if (s.m - tiled.m > in_place_corner_strips || s.n - tiled.n > in_place_corner_strips || corner_time >= whole_time) {
+    return {options_for(true), whole_time};
+  }
+  return {corner, corner_time};
 }
 inline std::optional<Plan> plan_double_rounds(const GemmShape& s, const DeviceLimits& device) {
   const KernelDescription& copy_engine = builtin("bulk_double").config;
@@ -631,11 +632,14 @@ inline std::optional<Plan> plan_in_place_split(const GemmShape& s, const DeviceL
   const long long units = std::max<long long>(device.compute_units, 1);
   const long long tiles = tiles_of(s, in_place_tiles.config.tile);
   int best = 0;
+  double best_us = 0;
   for (long long slices = std::min<long long>(s.k / in_place_slice_depth, 4 * units); slices >= 2; --slices) {
     const int n = static_cast<int>(slices);
-    if (s.k % n == 0 &&
-        (best == 0 || in_place_split_us(s, tiles, units, n) < in_place_split_us(s, tiles, units, best))) {
+    if (s.k % n != 0) continue;
+    const double us = in_place_split_us(s, tiles, units, n);
+    if (best == 0 || us < best_us) {
       best = n;
+      best_us = us;
     }
   }
   if (best == 0) return std::nullopt;
