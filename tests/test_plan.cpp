@@ -475,14 +475,16 @@ TEST_CASE("the default plan takes the tensor cores where the device has them and
   a100.compute_capability = 80;
   CHECK(plan_default(dense_shape(4096, 4096, 4096), a100, 8).variant.mma == MmaKind::fp64_sm80);
   // Never where the device has none (the H200 as described without its compute capability, 7.5, a CPU), in any
-  // mode; nor for products too small to pay for the packing; split-K keeps small C with long K.
+  // mode; nor for products too small to pay for the packing; split-K keeps small C with long K (but in tf32, on the
+  // in-place tiles, below).
   DeviceLimits turing = hopper;
   turing.compute_capability = 75;
   for (MathMode math : {MathMode::ieee, MathMode::tf32x3, MathMode::tf32}) {
     CHECK(!tensor(plan_default(dense_shape(4096, 4096, 4096), h200(), 8, math)));
     CHECK(!tensor(plan_default(dense_shape(4096, 4096, 4096), turing, 4, math)));
     CHECK(!tensor(plan_default(dense_shape(100, 100, 100), hopper, 8, math)));
-    CHECK(chose(plan_default(dense_shape(128, 128, 131072), hopper, 4, math), "gpu_split_128x64"));
+    if (math != MathMode::tf32)
+      CHECK(chose(plan_default(dense_shape(128, 128, 131072), hopper, 4, math), "gpu_split_128x64"));
   }
   // Large C: large tiles; fewer tiles than compute units: small ones. The tiled corner as for the other families.
   const auto picked = [](const Plan& plan, std::string_view name) { return chose(plan, name); };
@@ -640,13 +642,62 @@ TEST_CASE("double with long K splits K over the tiles in place on FP64 tensor co
   in_place_split(plan_default(dense_shape(64, 64, 65536), hopper, 8), 256, 256);
   // 36 tiles: more slices even out the compute units' loads (32 slices: 9 tiles on the busiest, 512 deep each).
   in_place_split(plan_default(dense_shape(384, 384, 16384), hopper, 8), 32, 512);
-  // A K with no divisor that gives slices at least 256 deep (131071 is prime), float, and a device without tensor
-  // cores: the ordinary units' split-K.
+  // A K with no divisor that gives slices at least 256 deep (131071 is prime), float in IEEE arithmetic, and a device
+  // without tensor cores: the ordinary units' split-K.
   CHECK(plan_default(dense_shape(128, 128, 131071), hopper, 8).config.splits_k);
   CHECK(plan_default(dense_shape(128, 128, 131072), hopper, 4).config.splits_k);
   CHECK(plan_default(dense_shape(128, 128, 131072), h200(), 8).config.splits_k);
   // Not where C fills the device: those are not split at all.
   CHECK(plan_default(dense_shape(2048, 2048, 65536), hopper, 8).slices == 1);
+}
+
+// Float with long K where C is small, in tf32, bf16 and fp16: the same slices of K as a batch, on the 64 x 64 float
+// tiles in place (in_place_float_64x64) with float's figures; bf16 and fp16 keep wgmma's pieces along k where C has at
+// least four of its tiles; tf32x3 (no faster so) and IEEE keep the ordinary units' split-K, as do a prime K and a
+// device without tensor cores.
+TEST_CASE("float with long K in tf32, bf16 and fp16 splits K over the tiles in place", "[unit][plan][tensor_cores]") {
+  using tilegemm::MathMode;
+  const DeviceLimits hopper = h200_with_tensor_cores();
+  DeviceLimits a100 = hopper;
+  a100.compute_capability = 80;
+  const auto in_place_split = [&](const Plan& plan, int slices, int k_per_slice) {
+    CHECK(chose(plan, "in_place_float_64x64"));
+    CHECK(!plan.a.packed);
+    CHECK(!plan.b.packed);
+    CHECK(plan.slices == slices);
+    CHECK(plan.k_per_slice == k_per_slice);
+    CHECK(plan.global[2] == static_cast<std::size_t>(slices));
+  };
+  for (const MathMode math : {MathMode::tf32, MathMode::bf16, MathMode::fp16}) {
+    INFO(math_mode_name(math));
+    // 4 tiles of C: 128 slices, four tiles on the busiest compute unit, each 1024 deep.
+    const Plan nn = plan_default(dense_shape(128, 128, 131072), hopper, 4, math);
+    in_place_split(nn, 128, 1024);
+    CHECK(nn.variant.mma == (math == MathMode::tf32   ? MmaKind::tf32
+                             : math == MathMode::bf16 ? MmaKind::bf16
+                                                      : MmaKind::fp16));
+    CHECK(nn.a.stride == 1024 * 128 / 4);  // in vectors of 4 floats
+    CHECK(nn.b.stride == 1024 / 4);
+    CHECK(nn.c_stride == 128 * 128);
+    const Plan tt = plan_default(dense_shape(128, 128, 131072, true, true), hopper, 4, math);
+    in_place_split(tt, 128, 1024);
+    CHECK(tt.a.stride == 1024 / 4);
+    CHECK(tt.b.stride == 1024 * 128 / 4);
+    in_place_split(plan_default(dense_shape(64, 64, 65536), hopper, 4, math), 256, 256);
+    // 50000 = 2^4 5^5: 125 slices of 400.
+    in_place_split(plan_default(dense_shape(100, 100, 50000), hopper, 4, math), 125, 400);
+    CHECK(plan_default(dense_shape(128, 128, 131071), hopper, 4, math).config.splits_k);
+    CHECK(plan_default(dense_shape(128, 128, 131072), h200(), 4, math).config.splits_k);
+  }
+  // C of 16 and 64 tiles: in tf32 16 slices of 1024 and 8 of 1024; in bf16 and fp16 wgmma's pieces on 9.0, the
+  // in-place slices on 8.0.
+  in_place_split(plan_default(dense_shape(256, 256, 16384), hopper, 4, MathMode::tf32), 16, 1024);
+  in_place_split(plan_default(dense_shape(512, 512, 8192), hopper, 4, MathMode::tf32), 8, 1024);
+  CHECK(plan_default(dense_shape(256, 256, 16384), hopper, 4, MathMode::bf16).work == Work::sixteen_bit_wgmma);
+  in_place_split(plan_default(dense_shape(256, 256, 16384), a100, 4, MathMode::bf16), 16, 1024);
+  for (const MathMode math : {MathMode::tf32x3, MathMode::ieee}) {
+    CHECK(plan_default(dense_shape(128, 128, 131072), hopper, 4, math).config.splits_k);
+  }
 }
 
 TEST_CASE("bf16 and fp16 take wgmma on 16-bit core tiles on 9.0, mma.sync's 16-bit products on 8.0",
@@ -686,7 +737,7 @@ TEST_CASE("bf16 and fp16 take wgmma on 16-bit core tiles on 9.0, mma.sync's 16-b
                  MESSAGE_CONTAINS("on 16-bit core tiles, A and B rounded to " +
                                   std::string(element == SixteenBit::half ? "half" : "bfloat16")));
     }
-    CHECK(chose(plan_default(dense_shape(640, 640, 640), hopper, 4, math), "in_place_float_16bit"));
+    CHECK(chose(plan_default(dense_shape(640, 640, 640), hopper, 4, math), "in_place_float_64x64"));
     // Large C elsewhere: the large tiles of 16-bit pairs (m16n8k16) on 8.0, and on 9.0 where the driver refused the
     // wgmma kernels, with the kind of the mode; small C: the small tiles (up to 640 x 640 of C in place, 64 x 64
     // tiles); just past a multiple of them, the odd tiles on the whole C.
@@ -719,16 +770,17 @@ TEST_CASE("bf16 and fp16 take wgmma on 16-bit core tiles on 9.0, mma.sync's 16-b
     CHECK(chose(plan_default(dense_shape(512, 512, 512), cpu, 4, math), "cpu"));
     CHECK(!plan_default(dense_shape(100, 100, 100), hopper, 4, math).config.uses_tensor_cores);
     // Long K: on 9.0 wgmma's tiles in pieces along k (16 slices, 1024 of k, each at least) where C has 4 of them at
-    // least; split-K's SIMT slices where it has fewer (one work-group would sum 128 pieces) and elsewhere.
+    // least; where it has fewer (one work-group would sum 128 pieces) and elsewhere, K's slices as a batch over the
+    // in-place tiles (the case above).
     const Plan long_k = plan_default(dense_shape(256, 256, 16384), hopper, 4, math);
     REQUIRE(long_k.work == Work::sixteen_bit_wgmma);
     CHECK(long_k.warpgroup16.split_tiles == 4);
     CHECK(long_k.warpgroup16.splits == 16);
     CHECK(plan_default(dense_shape(512, 512, 8192), hopper, 4, math).work == Work::sixteen_bit_wgmma);
-    CHECK(chose(plan_default(dense_shape(128, 128, 131072), hopper, 4, math), "gpu_split_128x64"));
-    CHECK(chose(plan_default(dense_shape(100, 100, 50000), hopper, 4, math), "gpu_split_128x64"));
-    CHECK(chose(plan_default(dense_shape(256, 256, 16384), refused, 4, math), "gpu_split_128x64"));
-    CHECK(chose(plan_default(dense_shape(256, 256, 16384), a100, 4, math), "gpu_split_128x64"));
+    CHECK(chose(plan_default(dense_shape(128, 128, 131072), hopper, 4, math), "in_place_float_64x64"));
+    CHECK(chose(plan_default(dense_shape(100, 100, 50000), hopper, 4, math), "in_place_float_64x64"));
+    CHECK(chose(plan_default(dense_shape(256, 256, 16384), refused, 4, math), "in_place_float_64x64"));
+    CHECK(chose(plan_default(dense_shape(256, 256, 16384), a100, 4, math), "in_place_float_64x64"));
     // The verbose line names the mode.
     CHECK_THAT(choice_line(plan_default(dense_shape(4096, 4096, 4096), a100, 4, math), dense_shape(4096, 4096, 4096),
                            a100, 4, math),
@@ -899,9 +951,9 @@ TEST_CASE("the default plan reads float operands in place on mma.sync where C is
       CHECK(!in_place(m, n, k, device, MathMode::ieee));
     }
     // bf16 and fp16 past that in 64 x 64 tiles, up to 640 x 640 of C.
-    CHECK(chose(plan_default(dense_shape(640, 640, 640), device, 4, MathMode::bf16), "in_place_float_16bit"));
+    CHECK(chose(plan_default(dense_shape(640, 640, 640), device, 4, MathMode::bf16), "in_place_float_64x64"));
     CHECK(chose(plan_default(dense_shape(512, 512, 512), device, 4, MathMode::fp16), "in_place_float"));
-    CHECK(chose(plan_default(dense_shape(566, 566, 566), device, 4, MathMode::fp16), "in_place_float_16bit"));
+    CHECK(chose(plan_default(dense_shape(566, 566, 566), device, 4, MathMode::fp16), "in_place_float_64x64"));
     CHECK(!in_place(641, 640, 640, device, MathMode::fp16));
     const Plan square = plan_default(dense_shape(512, 512, 512), device, 4, MathMode::tf32);
     CHECK(chose(square, "in_place_float"));
@@ -913,11 +965,13 @@ TEST_CASE("the default plan reads float operands in place on mma.sync where C is
     CHECK(chose(accurate, "staged_64x32"));
     CHECK(accurate.variant.mma == MmaKind::none);
     CHECK(chose(plan_default(dense_shape(1024, 1024, 1024), device, 4, MathMode::tf32x3), "staged_64x32") == false);
-    // Larger C: the packed plans (wgmma on 9.0 from 736^2); long K: split-K; too small a product: the ordinary units;
-    // batches: their own rules.
+    // Larger C: the packed plans (wgmma on 9.0 from 736^2); long K: split-K (in tf32 its slices as a batch on the
+    // 64 x 64 tiles); too small a product: the ordinary units; batches: their own rules.
     CHECK(!in_place(566, 566, 600, device, MathMode::tf32));
     CHECK(!in_place(640, 640, 640, device, MathMode::tf32x3));
-    CHECK(!in_place(512, 512, 4096, device, MathMode::tf32));
+    const Plan long_k = plan_default(dense_shape(512, 512, 4096), device, 4, MathMode::tf32);
+    CHECK(chose(long_k, "in_place_float_64x64"));
+    CHECK(long_k.slices > 1);
     CHECK(!in_place(200, 200, 200, device, MathMode::tf32));
     GemmShape batch = dense_shape(256, 256, 256);
     batch.batch = 20;

@@ -565,6 +565,32 @@ TEST_CASE("AutoConfig's double with long K: K in slices over the tiles in place,
   }
 }
 
+// Float with long K and small C in tf32, bf16 and fp16 on tensor cores: AutoConfig splits K over the 64 x 64 float
+// tiles that read A and B in place too (in_place_float_64x64), the slices as a batch, then sums them. Every transpose,
+// alpha and beta, offsets and odd leading dimensions, slices that are whole slices of the tiles and that are not (6006
+// in 22 slices of 273); in bf16 and fp16 held to the rounded operands' strict bound (no strip runs in IEEE FP32).
+TEST_CASE("AutoConfig's float with long K in tf32, bf16 and fp16: K in slices over the tiles in place",
+          "[tensor_cores][gpu]") {
+  using namespace tilegemm::detail;
+  const cl::CommandQueue queue = tilegemm::default_queue();
+  if (!device_has_tensor_cores(queue)) return;
+  const DeviceLimits device = device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
+  for (const MathMode math : {MathMode::tf32, MathMode::bf16, MathMode::fp16}) {
+    for (const Shape s : {Shape{130, 70, 16384}, Shape{70, 90, 6006}, Shape{64, 64, 65536}, Shape{100, 100, 50000}}) {
+      const Plan plan = plan_default(tilegemm_test::dense_shape(s.m, s.n, s.k), device, sizeof(float), math);
+      INFO(s.m << "x" << s.n << "x" << s.k << " " << math_mode_name(math) << ": " << plan.config.name() << ", "
+               << plan.slices << " slices of " << plan.k_per_slice);
+      CHECK(plan.config.family == tilegemm::Family::in_place_tensor_cores);
+      CHECK(plan.slices > 1);
+      for (int t = 0; t < 4; ++t) {
+        check_product<tilegemm::AutoConfig, float>(queue, math, t & 1, t & 2, s, 1.0f, 0.0f, true);
+        check_product<tilegemm::AutoConfig, float>(queue, math, t & 1, t & 2, s, tilegemm_test::random_scalar<float>(),
+                                                   tilegemm_test::random_scalar<float>(), true);
+      }
+    }
+  }
+}
+
 // bf16 and fp16 on wgmma (compute capability 9.0): A and B rounded to 16 bits as they are packed into core tiles
 // (gemm/sixteen_bit_warpgroup_plan.hpp). The result must be the FP32-accumulated product of the operands rounded to
 // nearest even, every transpose, alpha and beta, K not a multiple of a slice (17 to 4097), tiles 128 and 256 wide, edge

@@ -117,9 +117,9 @@ inline constexpr std::array<BuiltinConfig, 48> builtin_configs = {{
     {"in_place_single_64x64", DeviceLevel::tensor_cores, in_double, describe<InPlaceTensorCores<64, 64, 16, 4, 4, 2>>, std::nullopt},
     // Float in the tensor math modes, operands read in place (no pack kernel, one launch), slices copied in stages:
     // single products with small C (default_plan.hpp's in_place_float_choice), in 64 x 64 tiles for larger C in bf16
-    // and fp16.
+    // and fp16; the 64 x 64 tiles also take long K's slices as a batch in tf32, bf16 and fp16 (plan_in_place_split).
     {"in_place_float", DeviceLevel::tensor_cores, tensor_float, describe<InPlaceTensorCores<32, 32, 16, 2, 4, 4, 4>>, std::nullopt},
-    {"in_place_float_16bit", DeviceLevel::tensor_cores, sixteen_bits, describe<InPlaceTensorCores<64, 64, 16, 4, 8, 4, 3>>, std::nullopt},
+    {"in_place_float_64x64", DeviceLevel::tensor_cores, float_tf32 | sixteen_bits, describe<InPlaceTensorCores<64, 64, 16, 4, 8, 4, 3>>, std::nullopt},
     // Processors: vector arithmetic without barriers in the inner loop.
     {"cpu", DeviceLevel::processors, ieee_both, describe<WideTypes<16, 16>>, std::nullopt},
     // Devices none of the above fit, the first that fits: 64 work-items, 8, one.

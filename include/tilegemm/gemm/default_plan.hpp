@@ -260,7 +260,7 @@ inline const BuiltinConfig* in_place_float_choice(const GemmShape& s, const Devi
       c > (sixteen_bit_math(math) ? in_place_sixteen_bit_c_up_to : in_place_float_c_up_to)) {
     return nullptr;
   }
-  const BuiltinConfig& entry = builtin(c > in_place_float_c_up_to ? "in_place_float_16bit" : "in_place_float");
+  const BuiltinConfig& entry = builtin(c > in_place_float_c_up_to ? "in_place_float_64x64" : "in_place_float");
   if (!builtin_fits(entry, device, scalar_size) ||
       !implementation_on(entry.config, device, scalar_size, math).possible()) {
     return nullptr;
@@ -607,43 +607,66 @@ inline std::optional<Plan> plan_split_k_default(const GemmShape& s, const Device
   return plan_if_fits(split_k, s, device, scalar_size);
 }
 
-// Double where plan_split_k_default would split K on the ordinary units: on FP64 tensor cores, the 64 x 64 tiles that
-// read A and B in place, their slices of K as the problems of a batch (plan_slices_as_batch), in the number of slices
-// that divides K, keeps each at least in_place_slice_depth deep and finishes first by in_place_split_us; none where no
-// number does (the ordinary units' slices then). On an H200 (benchmarks/README.md "Long K in double on tensor cores")
-// 128 x 128 x 131072 took 121 us against 264, 256 x 256 x 16384 64 against 146, 512 x 512 x 8192 116 against 364.
+// Where plan_split_k_default would split K on the ordinary units, on tensor cores instead: 64 x 64 tiles that read A
+// and B in place, their slices of K as the problems of a batch (plan_slices_as_batch), in the number of slices that
+// divides K, keeps each at least in_place_slice_depth deep and finishes first by in_place_split_us; none where no
+// number does (the ordinary units' slices then). Double on FP64 tensor cores (in_place_64x64); float in tf32, bf16 and
+// fp16 (in_place_float_64x64; tf32x3's three products gained nothing, IEEE has no tensor cores). On an H200
+// (benchmarks/README.md "Long K in double on tensor cores", "Long K in float on tensor cores"), us: double 128 x 128 x
+// 131072 121 against 264, 256 x 256 x 16384 64 against 146, 512 x 512 x 8192 116 against 364; tf32 128 x 128 x 131072
+// 77 against 126, 256 x 256 x 16384 44 against 70, 512 x 512 x 8192 73 against 147, 64 x 64 x 65536 23 against 34.
 inline constexpr int in_place_slice_depth = 256;
-// The time of `slices` slices of K, in microseconds on an H200: the busiest compute unit's tiles, each k_per_slice deep
-// (a 64 x 64 x 1024 tile took 26.5 us with two a unit, 29.3 with three or more, "Double in place past 1024"; one alone,
-// with half the warps, is counted as 1.5 of two's), then the sum of the slices (their bytes read at 3 TB/s and 5 us
-// for its launch).
-inline double in_place_split_us(const GemmShape& s, long long tiles, long long units, int slices) {
+// What a slice of K costs on the in-place tiles, measured on an H200: a 64 x 64 x 1024 tile with at most two a compute
+// unit (one alone, with half the warps busy, is counted as 1.5 of two's) and with three or more, each tile's own cost,
+// and the launch's; the slices' sum is their bytes read at 3 TB/s besides.
+struct InPlaceSliceFigures {
+  double two_a_unit_us;
+  double more_a_unit_us;
+  double per_tile_us;
+  double launch_us;
+};
+// Double: 26.5 and 29.3 us ("Double in place past 1024"); float (fitted to 17 forced slice counts of four shapes in
+// tf32, within 10% but for 64 x 64 x 65536 in 128 and 256 slices, 21 and 19 against 23): 17.2 and 15.2, 1.5 a tile,
+// 5.9.
+inline constexpr InPlaceSliceFigures in_place_double_slices{26.5, 29.3, 0, 5};
+inline constexpr InPlaceSliceFigures in_place_float_slices{17.2, 15.2, 1.5, 5.9};
+// The time of `slices` slices of K, in microseconds on an H200: the busiest compute unit's tiles, each K / slices deep,
+// then the sum of the slices.
+inline double in_place_split_us(const GemmShape& s, std::size_t scalar_size, const InPlaceSliceFigures& figures,
+                                long long tiles, long long units, int slices) {
   const long long busiest = (tiles * slices + units - 1) / units;
-  const double tile_us = busiest <= 2 ? 26.5 * std::max(1.5, static_cast<double>(busiest)) : 29.3 * busiest;
-  const double sum_us = static_cast<double>(slices) * s.m * s.n * sizeof(double) / 3e6 + 5;
-  return tile_us * (s.k / slices) / 1024.0 + sum_us;
+  const double tile_1024_us = busiest <= 2 ? figures.two_a_unit_us * std::max(1.5, static_cast<double>(busiest))
+                                           : figures.more_a_unit_us * static_cast<double>(busiest);
+  const double sum_us = static_cast<double>(slices) * s.m * s.n * static_cast<double>(scalar_size) / 3e6;
+  return tile_1024_us * (s.k / slices) / 1024.0 + figures.per_tile_us * static_cast<double>(busiest) +
+         figures.launch_us + sum_us;
 }
-inline std::optional<Plan> plan_in_place_split(const GemmShape& s, const DeviceLimits& device,
-                                               std::size_t scalar_size) {
-  if (scalar_size != sizeof(double) || s.batch > 1 || !builtin_fits(in_place_tiles, device, scalar_size) ||
-      !implementation_on(in_place_tiles.config, device, scalar_size, MathMode::ieee).possible()) {
+inline std::optional<Plan> plan_in_place_split(const GemmShape& s, const DeviceLimits& device, std::size_t scalar_size,
+                                               MathMode math) {
+  const bool is_double = scalar_size == sizeof(double);
+  if (s.batch > 1 || (!is_double && math != MathMode::tf32 && !sixteen_bit_math(math))) return std::nullopt;
+  const BuiltinConfig& entry = is_double ? in_place_tiles : builtin("in_place_float_64x64");
+  const MathMode run_math = is_double ? MathMode::ieee : math;
+  if (!builtin_fits(entry, device, scalar_size) ||
+      !implementation_on(entry.config, device, scalar_size, run_math).possible()) {
     return std::nullopt;
   }
+  const InPlaceSliceFigures& figures = is_double ? in_place_double_slices : in_place_float_slices;
   const long long units = std::max<long long>(device.compute_units, 1);
-  const long long tiles = tiles_of(s, in_place_tiles.config.tile);
+  const long long tiles = tiles_of(s, entry.config.tile);
   int best = 0;
   double best_us = 0;
   for (long long slices = std::min<long long>(s.k / in_place_slice_depth, 4 * units); slices >= 2; --slices) {
     const int n = static_cast<int>(slices);
     if (s.k % n != 0) continue;
-    const double us = in_place_split_us(s, tiles, units, n);
+    const double us = in_place_split_us(s, scalar_size, figures, tiles, units, n);
     if (best == 0 || us < best_us) {
       best = n;
       best_us = us;
     }
   }
   if (best == 0) return std::nullopt;
-  return plan_slices_as_batch(in_place_tiles.config, s, device, scalar_size, best);
+  return plan_slices_as_batch(entry.config, s, device, scalar_size, best, run_math);
 }
 
 // The plan AutoConfig makes for a product on a device in a math mode: the configuration, the corner of C its tiles
@@ -676,7 +699,7 @@ inline Plan plan_model(const GemmShape& s, const DeviceLimits& device, std::size
     if (std::optional<Plan> wgmma = plan_sixteen_bit_wgmma(s, device, scalar_size, math)) {
       if (warpgroup16_long_k_pays(wgmma->warpgroup16)) return *wgmma;
     }
-    if (std::optional<Plan> tensor = plan_in_place_split(s, device, scalar_size)) return *tensor;
+    if (std::optional<Plan> tensor = plan_in_place_split(s, device, scalar_size, math)) return *tensor;
     return *split;
   }
   if (std::optional<Plan> staged = plan_staged_float(s, device, scalar_size, math)) return *staged;
