@@ -613,20 +613,26 @@ TEST_CASE(
   CHECK_THROWS_AS(plan_product(plan.config, dense_shape(4096, 4096, 4096), hopper, 4), tilegemm::Error);
 }
 
+// A plan of K in `slices` slices of `k_per_slice` as a batch over the built-in entry's tiles that read A and B in place
+// (plan_in_place_split).
+void check_in_place_split(const Plan& plan, std::string_view entry, int slices, int k_per_slice) {
+  CHECK(chose(plan, entry));
+  CHECK(!plan.a.packed);
+  CHECK(!plan.b.packed);
+  CHECK(plan.slices == slices);
+  CHECK(plan.k_per_slice == k_per_slice);
+  CHECK(plan.depth == k_per_slice);
+  CHECK(plan.global[2] == static_cast<std::size_t>(slices));
+}
+
 // Double with long K where C is small (plan_split_k_default's shapes), on a GPU with FP64 tensor cores: the 64 x 64
 // tiles in place, their slices of K as a batch (plan_in_place_split), in the number of slices that divides K and the
 // cost model puts first; A and B step along K in either layout; the ordinary units' split-K where no number of slices
 // at least in_place_slice_depth deep divides K, in float, without tensor cores, and for batches.
 TEST_CASE("double with long K splits K over the tiles in place on FP64 tensor cores", "[unit][plan][tensor_cores]") {
   const DeviceLimits hopper = h200_with_tensor_cores();
-  const auto in_place_split = [&](const Plan& plan, int slices, int k_per_slice) {
-    CHECK(chose(plan, "in_place_64x64"));
-    CHECK(!plan.a.packed);
-    CHECK(!plan.b.packed);
-    CHECK(plan.slices == slices);
-    CHECK(plan.k_per_slice == k_per_slice);
-    CHECK(plan.depth == k_per_slice);
-    CHECK(plan.global[2] == static_cast<std::size_t>(slices));
+  const auto in_place_split = [](const Plan& plan, int slices, int k_per_slice) {
+    check_in_place_split(plan, "in_place_64x64", slices, k_per_slice);
   };
   // 4 tiles of C: 64 slices keep two work-groups a compute unit (256 of 264); each 2048 deep.
   const Plan nn = plan_default(dense_shape(128, 128, 131072), hopper, 8);
@@ -660,13 +666,8 @@ TEST_CASE("float with long K in tf32, bf16 and fp16 splits K over the tiles in p
   const DeviceLimits hopper = h200_with_tensor_cores();
   DeviceLimits a100 = hopper;
   a100.compute_capability = 80;
-  const auto in_place_split = [&](const Plan& plan, int slices, int k_per_slice) {
-    CHECK(chose(plan, "in_place_float_64x64"));
-    CHECK(!plan.a.packed);
-    CHECK(!plan.b.packed);
-    CHECK(plan.slices == slices);
-    CHECK(plan.k_per_slice == k_per_slice);
-    CHECK(plan.global[2] == static_cast<std::size_t>(slices));
+  const auto in_place_split = [](const Plan& plan, int slices, int k_per_slice) {
+    check_in_place_split(plan, "in_place_float_64x64", slices, k_per_slice);
   };
   for (const MathMode math : {MathMode::tf32, MathMode::bf16, MathMode::fp16}) {
     INFO(math_mode_name(math));

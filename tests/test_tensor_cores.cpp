@@ -177,13 +177,13 @@ const std::vector<Shape> shapes = {{1, 1, 1},     {7, 7, 7},      {61, 129, 7}, 
                                    {3, 130, 61},  {8, 9, 1500},   {65, 63, 17},   {200, 136, 300},
                                    {64, 128, 32}, {128, 256, 48}, {257, 129, 65}, {700, 200, 9}};
 
-// One shape in every transpose, with alpha = 1, beta = 0 and random ones.
+// One shape in every transpose, with alpha = 1, beta = 0 and random ones (`rounded_reference` as check_product's).
 template <class Config, class Scalar>
-void check_every_transpose(const cl::CommandQueue& queue, MathMode math, Shape s) {
+void check_every_transpose(const cl::CommandQueue& queue, MathMode math, Shape s, bool rounded_reference = false) {
   for (int t = 0; t < 4; ++t) {
-    check_product<Config, Scalar>(queue, math, t & 1, t & 2, s, Scalar(1), Scalar(0));
+    check_product<Config, Scalar>(queue, math, t & 1, t & 2, s, Scalar(1), Scalar(0), rounded_reference);
     check_product<Config, Scalar>(queue, math, t & 1, t & 2, s, tilegemm_test::random_scalar<Scalar>(),
-                                  tilegemm_test::random_scalar<Scalar>());
+                                  tilegemm_test::random_scalar<Scalar>(), rounded_reference);
   }
 }
 
@@ -545,48 +545,42 @@ TEST_CASE("AutoConfig's double past 1024 in place: all of C, or its corner and s
   }
 }
 
-// Double with long K and small C where there are FP64 tensor cores: AutoConfig splits K over the 64 x 64 tiles that
-// read A and B in place, the slices as a batch, then sums them (gemm/default_plan.hpp's plan_in_place_split). Every
-// transpose, alpha and beta, offsets and odd leading dimensions, slices that are whole slices of the tiles (16384 in
-// 64, 4096 in 16) and that are not (6006 in 22 slices of 273), C's surroundings untouched.
+// A product with long K and small C on a device with tensor cores: AutoConfig splits K over the tiles that read A and
+// B in place, the slices as a batch, then sums them (gemm/default_plan.hpp's plan_in_place_split); every transpose,
+// alpha and beta, offsets and odd leading dimensions, C's surroundings untouched; in bf16 and fp16 held to the rounded
+// operands' strict bound (no strip runs in IEEE FP32).
+template <class Scalar>
+void check_long_k_in_place(const cl::CommandQueue& queue, MathMode math, Shape s) {
+  using namespace tilegemm::detail;
+  const DeviceLimits device = device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
+  const Plan plan = plan_default(tilegemm_test::dense_shape(s.m, s.n, s.k), device, sizeof(Scalar), math);
+  INFO(s.m << "x" << s.n << "x" << s.k << " " << math_mode_name(math) << ": " << plan.config.name() << ", "
+           << plan.slices << " slices of " << plan.k_per_slice);
+  CHECK(plan.config.family == tilegemm::Family::in_place_tensor_cores);
+  CHECK(plan.slices > 1);
+  check_every_transpose<tilegemm::AutoConfig, Scalar>(queue, math, s, true);
+}
+
+// Double on FP64 tensor cores: slices that are whole slices of the tiles (16384 in 64, 4096 in 16) and that are not
+// (6006 in 22 slices of 273).
 TEST_CASE("AutoConfig's double with long K: K in slices over the tiles in place, every transpose",
           "[tensor_cores][gpu]") {
-  using namespace tilegemm::detail;
   const cl::CommandQueue queue = tilegemm::default_queue();
   if (!device_has_tensor_cores(queue)) return;
-  const DeviceLimits device = device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
   for (const Shape s : {Shape{130, 70, 16384}, Shape{257, 129, 4096}, Shape{70, 90, 6006}, Shape{64, 64, 65536}}) {
-    const Plan plan = plan_default(tilegemm_test::dense_shape(s.m, s.n, s.k), device, sizeof(double));
-    INFO(s.m << "x" << s.n << "x" << s.k << ": " << plan.config.name() << ", " << plan.slices << " slices of "
-             << plan.k_per_slice);
-    CHECK(plan.config.family == tilegemm::Family::in_place_tensor_cores);
-    CHECK(plan.slices > 1);
-    check_every_transpose<tilegemm::AutoConfig, double>(queue, MathMode::ieee, s);
+    check_long_k_in_place<double>(queue, MathMode::ieee, s);
   }
 }
 
-// Float with long K and small C in tf32, bf16 and fp16 on tensor cores: AutoConfig splits K over the 64 x 64 float
-// tiles that read A and B in place too (in_place_float_64x64), the slices as a batch, then sums them. Every transpose,
-// alpha and beta, offsets and odd leading dimensions, slices that are whole slices of the tiles and that are not (6006
-// in 22 slices of 273); in bf16 and fp16 held to the rounded operands' strict bound (no strip runs in IEEE FP32).
+// Float in tf32, bf16 and fp16 on the 64 x 64 float tiles (in_place_float_64x64): the same shapes but 257 x 129 x 4096
+// (wgmma's in bf16 and fp16), and 50000 in 125 slices of 400.
 TEST_CASE("AutoConfig's float with long K in tf32, bf16 and fp16: K in slices over the tiles in place",
           "[tensor_cores][gpu]") {
-  using namespace tilegemm::detail;
   const cl::CommandQueue queue = tilegemm::default_queue();
   if (!device_has_tensor_cores(queue)) return;
-  const DeviceLimits device = device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
   for (const MathMode math : {MathMode::tf32, MathMode::bf16, MathMode::fp16}) {
     for (const Shape s : {Shape{130, 70, 16384}, Shape{70, 90, 6006}, Shape{64, 64, 65536}, Shape{100, 100, 50000}}) {
-      const Plan plan = plan_default(tilegemm_test::dense_shape(s.m, s.n, s.k), device, sizeof(float), math);
-      INFO(s.m << "x" << s.n << "x" << s.k << " " << math_mode_name(math) << ": " << plan.config.name() << ", "
-               << plan.slices << " slices of " << plan.k_per_slice);
-      CHECK(plan.config.family == tilegemm::Family::in_place_tensor_cores);
-      CHECK(plan.slices > 1);
-      for (int t = 0; t < 4; ++t) {
-        check_product<tilegemm::AutoConfig, float>(queue, math, t & 1, t & 2, s, 1.0f, 0.0f, true);
-        check_product<tilegemm::AutoConfig, float>(queue, math, t & 1, t & 2, s, tilegemm_test::random_scalar<float>(),
-                                                   tilegemm_test::random_scalar<float>(), true);
-      }
+      check_long_k_in_place<float>(queue, math, s);
     }
   }
 }
