@@ -286,6 +286,66 @@ TEST_CASE("a configuration on the tiled corner of C and the strip code on the th
   check_corner_and_strips<double>(true);
 }
 
+// Where the remainder kernel takes the strips past a tiled corner on an in-order queue, it runs on a side queue beside
+// the tiles (gemm/executor.hpp's remainder_beside), yet must follow what the caller put in the queue before (a write of
+// C held back by a gate when the product is enqueued) and come before what the caller puts in it after (a copy of C
+// enqueued at once); on an out-of-order queue the strips follow the tiles and the returned event completes with both.
+// C is read (beta), so strips run too early or copied too early come out wrong; the strips are most of C here, so
+// that they end well after the tiles.
+TEST_CASE("the strips beside the tiles follow the queue's earlier commands and come before its later ones", "[core]") {
+  using namespace tilegemm::detail;
+  const cl::CommandQueue in_order = tilegemm::default_queue();
+  const cl::Context context = in_order.getInfo<CL_QUEUE_CONTEXT>();
+  cl_int status = CL_SUCCESS;
+  const cl::CommandQueue out_of_order(context, in_order.getInfo<CL_QUEUE_DEVICE>(),
+                                      CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &status);
+  std::vector<cl::CommandQueue> queues = {in_order};
+  if (status == CL_SUCCESS) queues.push_back(out_of_order);
+  const int m = 200, n = 150, k = 300;
+  const std::size_t bytes = sizeof(float) * m * n;
+  for (int round = 0; round < 6; ++round) {  // a race shows in some rounds only
+    const cl::CommandQueue& queue = queues[round % queues.size()];
+    const bool ordered = queue() == in_order();
+    INFO((ordered ? "in order" : "out of order") << ", round " << round << ", seed " << tilegemm_test::run_seed());
+    const Matrix<float> a = tilegemm_test::random_matrix<float>(m, k), b = tilegemm_test::random_matrix<float>(k, n);
+    const Matrix<float> c0 = tilegemm_test::random_matrix<float>(m, n);
+    const float alpha = tilegemm_test::random_scalar<float>(), beta = tilegemm_test::random_scalar<float>();
+    const cl::Buffer c(context, CL_MEM_READ_WRITE, bytes), copy(context, CL_MEM_READ_WRITE, bytes);
+    cl::UserEvent gate(context);
+    const std::vector<cl::Event> gated = {gate};
+    cl::Event written;
+    REQUIRE(queue.enqueueWriteBuffer(c, CL_FALSE, 0, bytes, c0.data(), &gated, &written) == CL_SUCCESS);
+    const GemmProblem problem = check_arguments(context, {Transpose::no,
+                                                          Transpose::no,
+                                                          m,
+                                                          n,
+                                                          k,
+                                                          scalar_value(alpha),
+                                                          {device_copy(queue, a), 0, m},
+                                                          {device_copy(queue, b), 0, k},
+                                                          scalar_value(beta),
+                                                          {c, 0, m}});
+    PlanOptions options;
+    options.corner_m = 16;
+    options.corner_n = 16;
+    const CallContext call = CallContext::of(queue);
+    const Plan plan =
+        plan_gemm(&describe<tilegemm::LocalTiles<16>>, problem.shape, false, call.limits, sizeof(float), options);
+    REQUIRE(plan.strips == StripWork::remainder_kernel);
+    const cl::Event done = execute(call, plan, problem, ordered ? std::vector<cl::Event>{} : std::vector{written});
+    const std::vector<cl::Event> product = {done};
+    cl::Event copied;
+    REQUIRE(queue.enqueueCopyBuffer(c, copy, 0, 0, bytes, ordered ? nullptr : &product, &copied) == CL_SUCCESS);
+    CHECK(done.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() != CL_COMPLETE);  // held back by the gate
+    gate.setStatus(CL_COMPLETE);
+    REQUIRE(copied.wait() == CL_SUCCESS);
+    CHECK(done.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() == CL_COMPLETE);
+    CHECK(tilegemm_test::compare_with_reference<float>(host_copy<float>(queue, copy, m, n), alpha, a, b, beta, c0) ==
+          "");
+    if (ordered) CHECK(SideQueues::instance().count(context()) >= 1);
+  }
+}
+
 TEST_CASE("AutoConfig's split-K plans for medium products of a GPU: every transpose, odd sizes, alpha and beta",
           "[core]") {
   // Planned for the described H200 (132 compute units), whose model splits these along K (gemm/default_plan.hpp),

@@ -1,7 +1,7 @@
-// test_resources: what tilegemm holds (programs, pooled buffers, its queues) stays bounded, and release_resources()
-// lets go of it: dropped user contexts are freed (at once after release_resources(context), else once the kept ones'
-// bound pushes them out), the scratch pool gives large buffers back, nothing is left after a full release, and
-// releasing while other threads multiply is safe.
+// test_resources: what tilegemm holds (programs, pooled buffers, its queues, side queues) stays bounded, and
+// release_resources() lets go of it: dropped user contexts are freed (at once after release_resources(context), else
+// once the kept ones' bound pushes them out), the scratch pool gives large buffers back, nothing is left after a full
+// release, and releasing while other threads multiply is safe.
 #include <unistd.h>
 
 #include <Eigen/Dense>
@@ -82,6 +82,41 @@ std::string multiply(const cl::CommandQueue& queue, Index m, Index n, Index k) {
 
 std::string multiply(Index m, Index n, Index k) { return multiply(tilegemm::default_queue(), m, n, k); }
 
+// C = alpha * A * B + beta * C (70 x 40 x 20, float) on `queue` in 16 x 16 tiles over a 64 x 32 corner, the remainder
+// kernel on the rest, beside the tiles on an in-order queue (a side queue); "" when it matches the reference.
+std::string multiply_with_strips(const cl::CommandQueue& queue) {
+  using namespace tilegemm::detail;
+  const int m = 70, n = 40, k = 20;
+  const Matrix<float> a = random_matrix<float>(m, k), b = random_matrix<float>(k, n), c0 = random_matrix<float>(m, n);
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const auto buffer = [&](const Matrix<float>& x) {
+    return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(float) * x.size(),
+                      const_cast<float*>(x.data()));
+  };
+  const cl::Buffer c = buffer(c0);
+  const GemmProblem problem = check_arguments(context, {tilegemm::Transpose::no,
+                                                        tilegemm::Transpose::no,
+                                                        m,
+                                                        n,
+                                                        k,
+                                                        scalar_value(0.5f),
+                                                        {buffer(a), 0, m},
+                                                        {buffer(b), 0, k},
+                                                        scalar_value(2.0f),
+                                                        {c, 0, m}});
+  PlanOptions options;
+  options.corner_m = 64;
+  options.corner_n = 32;
+  const CallContext call = CallContext::of(queue);
+  const Plan plan =
+      plan_gemm(&describe<tilegemm::LocalTiles<16>>, problem.shape, false, call.limits, sizeof(float), options);
+  if (plan.strips != StripWork::remainder_kernel) return "the plan has no remainder kernel";
+  execute(call, plan, problem, {}).wait();
+  Matrix<float> result(m, n);
+  queue.enqueueReadBuffer(c, CL_TRUE, 0, sizeof(float) * result.size(), result.data());
+  return compare_with_reference<float>(result, 0.5, a, b, 2.0, c0);
+}
+
 // Counts the contexts it watches that OpenCL has destroyed (clSetContextDestructorCallback, OpenCL 3.0): a context is
 // destroyed only once every object of it is released, tilegemm's included, on every driver (where the reference
 // count may leave out the driver's own references). A context may outlive its watcher (tilegemm still holding it when
@@ -133,7 +168,8 @@ cl_uint reference_count(const cl::Context& context) {
 void print(const std::string& what, const HeldResources& held) {
   std::cout << what << ": " << held.programs << " programs of " << held.program_contexts << " contexts, "
             << held.user_contexts << " user contexts kept, " << held.own_queues << " own queues, " << held.pool.buffers
-            << " pooled buffers of " << held.pool.bytes << " bytes (" << held.pool.idle_bytes << " idle)\n";
+            << " pooled buffers of " << held.pool.bytes << " bytes (" << held.pool.idle_bytes << " idle), "
+            << held.side_queues << " side queues\n";
 }
 
 }  // namespace
@@ -295,12 +331,49 @@ TEST_CASE("release_resources(context) drops that context's programs and buffers 
   CHECK(holds_objects_of(x.context));
 }
 
+// The strips past a tiled corner run on a side queue beside the tiles (runtime/side_queues.hpp): one for each queue of
+// the caller's, at most side_queues_per_context for a context (the least recently used let go of), and none left once
+// the context is released, which then is destroyed when its user drops it.
+TEST_CASE("side queues: one a caller's queue, bounded per context, let go of with the context", "[resources]") {
+  using tilegemm::detail::side_queues_per_context;
+  using tilegemm::detail::SideQueues;
+  tilegemm::release_resources();
+  DestroyedContexts destroyed;
+  bool callbacks = true;
+  {
+    UserQueue user;
+    callbacks = destroyed.watch(user.context);
+    REQUIRE(multiply_with_strips(user.queue) == "");
+    REQUIRE(multiply_with_strips(user.queue) == "");
+    CHECK(SideQueues::instance().count(user.context()) == 1);
+    CHECK(held_resources().side_queues == 1);
+    std::vector<cl::CommandQueue> more;
+    for (std::size_t i = 0; i < side_queues_per_context + 2; ++i) {
+      more.emplace_back(user.context, test_device());
+      REQUIRE(multiply_with_strips(more.back()) == "");
+    }
+    CHECK(SideQueues::instance().count(user.context()) == side_queues_per_context);
+    CHECK(multiply_with_strips(user.queue) == "");  // its side queue let go of, a new one made
+    tilegemm::release_resources(user.context);
+    CHECK(SideQueues::instance().count(user.context()) == 0);
+    CHECK_FALSE(holds_objects_of(user.context));
+  }
+  if (callbacks) {
+    CHECK(destroyed.count(1) == 1);
+  } else {
+    WARN("this OpenCL platform does not call context destructor callbacks: destruction is not checked");
+  }
+  CHECK(held_resources().side_queues == 0);
+}
+
 TEST_CASE("after release_resources() tilegemm holds nothing, and products build what they need again", "[resources]") {
   UserQueue user;
   REQUIRE(multiply(40, 30, 20) == "");
   REQUIRE(multiply(user.queue, 40, 30, 20) == "");
+  REQUIRE(multiply_with_strips(user.queue) == "");
   const HeldResources before = held_resources();
   print("before release_resources()", before);
+  CHECK(before.side_queues >= 1);
   CHECK(before.programs > 0);
   CHECK(before.pool.bytes > 0);
   CHECK(before.own_queues == 1);
@@ -315,6 +388,7 @@ TEST_CASE("after release_resources() tilegemm holds nothing, and products build 
   CHECK(after.own_queues == 0);
   CHECK(after.pool.buffers == 0);
   CHECK(after.pool.bytes == 0);
+  CHECK(after.side_queues == 0);
 
   const std::size_t built = tilegemm_test::programs_made();
   const cl::CommandQueue new_default = tilegemm::default_queue();

@@ -14,6 +14,7 @@
 #include "../runtime/error.hpp"
 #include "../runtime/launch.hpp"
 #include "../runtime/scratch_pool.hpp"
+#include "../runtime/side_queues.hpp"
 #include "arguments.hpp"
 #include "plan.hpp"
 #include "set_arguments.hpp"
@@ -270,12 +271,34 @@ inline cl::Event run_remainder(const CallContext& call, const Plan& plan, const 
   return enqueue(call.queue, kernel, cl::NDRange(plan.strip_groups.total() * threads), cl::NDRange(threads), wait);
 }
 
+// Where the remainder kernel runs beside the tiles: on an in-order queue, the strips go to its side queue
+// (runtime/side_queues.hpp) once the tiles are enqueued, after a marker put in the queue before them, so that they wait
+// for `wait` and every command the caller put in the queue before but not for the tiles. They write other elements of
+// C and read A and B as stored, so they run on compute units the tiles leave idle (double 1025^3 on an H200: 63.5 us
+// against 69.9 after the tiles). An out-of-order queue's caller orders commands by events: the strips follow the tiles.
+inline bool remainder_beside(const CallContext& call, const Plan& plan) {
+  return plan.strips == StripWork::remainder_kernel && call.in_order;
+}
+inline cl::Event remainder_on_side_queue(const CallContext& call, const Plan& plan, const GemmProblem& p,
+                                         const cl::Event& start) {
+  CallContext side = call;
+  side.queue = SideQueues::instance().of(call);
+  const cl::Event strips = run_remainder(side, plan, p, {start});
+  check(side.queue.flush(), "clFlush (a side queue)");
+  return strips;
+}
+
 // The product the plan describes: packed copies where it says, the kernel on the corner (with the strips in the
-// same launch where fused) or on every problem of a batch, split-K's second pass, the remainder kernel. The event
-// completes with all of C.
+// same launch where fused) or on every problem of a batch, split-K's second pass, the remainder kernel (beside the
+// tiles where remainder_beside). The event completes with all of C.
 inline cl::Event run_product(const CallContext& call, const Plan& plan, const GemmProblem& p,
                              const std::vector<cl::Event>& wait) {
   const GemmShape& s = p.shape;
+  cl::Event start;  // before the packs and the tiles: what the strips beside them wait for
+  const bool beside = remainder_beside(call, plan);
+  if (beside) {
+    check(call.queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &start), "clEnqueueMarkerWithWaitList");
+  }
   std::vector<cl::Event> ready = wait;
   auto [a, b] = kernel_operands(call, plan, p, wait, ready);
   cl::Event done;
@@ -298,7 +321,12 @@ inline cl::Event run_product(const CallContext& call, const Plan& plan, const Ge
   }
   a.done_after(done);
   b.done_after(done);
-  if (plan.strips == StripWork::remainder_kernel) done = run_remainder(call, plan, p, {done});
+  if (beside) {  // the queue's later commands, and the returned event, follow the tiles and the strips
+    const std::vector<cl::Event> strips = {remainder_on_side_queue(call, plan, p, start)};
+    check(call.queue.enqueueBarrierWithWaitList(&strips, &done), "clEnqueueBarrierWithWaitList");
+  } else if (plan.strips == StripWork::remainder_kernel) {
+    done = run_remainder(call, plan, p, {done});
+  }
   return done;
 }
 

@@ -8,6 +8,7 @@
 #include "opencl.hpp"
 #include "queue.hpp"
 #include "scratch_pool.hpp"
+#include "side_queues.hpp"
 #include "staging.hpp"
 #if TILEGEMM_ENTRY_BODIES || defined(TILEGEMM_INTERNALS)
 #include "program_cache.hpp"  // only the entries' bodies use it (config/linkage.hpp)
@@ -20,11 +21,11 @@ namespace tilegemm {
 TILEGEMM_ENTRY std::size_t programs_built();
 TILEGEMM_ENTRY std::size_t programs_loaded_from_disk();
 
-// Drops the compiled programs and pooled buffers tilegemm holds for `context`, so that the context is freed once the
-// caller's own references to it are gone: call it before dropping a context. Later calls on it build their programs
-// again. tilegemm's own queue stays if `context` is its context (release_resources() drops that too). Without it, a
-// context the caller has dropped is let go of once calls on kept_user_contexts other user contexts have come since
-// (kept_contexts.hpp): tilegemm cannot see a context dropped.
+// Drops the compiled programs, pooled buffers and side queues tilegemm holds for `context`, so that the context is
+// freed once the caller's own references to it are gone: call it before dropping a context. Later calls on it build
+// their programs again. tilegemm's own queue stays if `context` is its context (release_resources() drops that too).
+// Without it, a context the caller has dropped is let go of once calls on kept_user_contexts other user contexts have
+// come since (kept_contexts.hpp): tilegemm cannot see a context dropped.
 TILEGEMM_ENTRY void release_resources(const cl::Context& context);
 #if TILEGEMM_ENTRY_BODIES
 TILEGEMM_ENTRY void release_resources(const cl::Context& context) { detail::KeptContexts::instance().release(context); }
@@ -52,6 +53,7 @@ struct HeldResources {
   std::size_t own_queues = 0;        // tilegemm's own queues (one per device used)
   ScratchPool::Usage pool;           // pooled buffers: how many, their bytes, the bytes of the idle ones
   std::size_t pinned_bytes = 0;      // the staged host path's pinned host memory
+  std::size_t side_queues = 0;       // queues beside callers' queues (runtime/side_queues.hpp)
 };
 
 TILEGEMM_ENTRY HeldResources held_resources();
@@ -64,16 +66,18 @@ TILEGEMM_ENTRY HeldResources held_resources() {
   held.own_queues = OwnQueues::instance().count();
   held.pool = ScratchPool::instance().usage();
   held.pinned_bytes = Staging::instance().pinned_bytes();
+  held.side_queues = SideQueues::instance().count();
   return held;
 }
 #endif
 
-// Whether tilegemm holds any program or pooled buffer of `context` (while the caller holds `context`, so that its
-// handle cannot belong to another context).
+// Whether tilegemm holds any program, pooled buffer or side queue of `context` (while the caller holds `context`, so
+// that its handle cannot belong to another context).
 TILEGEMM_ENTRY bool holds_objects_of(const cl::Context& context);
 #if TILEGEMM_ENTRY_BODIES
 TILEGEMM_ENTRY bool holds_objects_of(const cl::Context& context) {
-  return ProgramCache::instance().holds(context()) || ScratchPool::instance().usage(context()).buffers > 0;
+  return ProgramCache::instance().holds(context()) || ScratchPool::instance().usage(context()).buffers > 0 ||
+         SideQueues::instance().count(context()) > 0;
 }
 #endif
 
