@@ -570,22 +570,32 @@ TEST_CASE(
   CHECK(odd.strips == StripWork::none);
   for (const long long n : {2048, 3000, 8192}) named(n, "bulk_double");
   // In place: all of C in tiles where a corner would take as many rounds (1089: 289 tiles of the corner and 324 of C,
-  // 3 rounds either way); the corner and the remainder kernel where that saves a round, more than the strips' launch
-  // costs (1025 and 1032: 256 tiles in 2 rounds against 289 in 3; 2049: 8 against 9), not where the rounds are short
-  // (K = 64) or the strips wider than in_place_corner_strips (1040, 1056: there 96 x 96 tiles fill one round).
-  for (const long long n : {1040, 1056}) named(n, "tensor_double_odd");
-  CHECK(chose(plan_default(dense_shape(2049, 1025, 64), hopper, 8), "tensor_double_odd"));
-  for (const long long n : {1089LL, 1100LL, 1152LL, 1216LL}) {
+  // 3 rounds either way); the corner and the remainder kernel (beside the tiles) where that saves a round, more than
+  // the strips cost (1025 and 1032: 256 tiles in 2 rounds against 289 in 3; 2049: 8 against 9; 1217: 3 against 4),
+  // strips up to 16 wide (two passes of the remainder kernel) where the corner is at most two rounds (1033, 1040,
+  // 1032 x 1027 x 333, 1040 x 1040 x 4096: there 96 x 96 tiles fill one round); not where the rounds are short
+  // (K = 64 or 100), the strips wider (1048, 1056) or two passes beside a corner of more rounds (2057, 2064).
+  for (const long long n : {1048, 1056}) named(n, "tensor_double_odd");
+  for (const auto& [m, n, k] : {std::tuple{2049, 1025, 64}, std::tuple{1040, 1040, 64}, std::tuple{1025, 1025, 100}}) {
+    INFO(m << "x" << n << "x" << k);
+    CHECK(chose(plan_default(dense_shape(m, n, k), hopper, 8), "tensor_double_odd"));
+  }
+  for (const long long n : {1089LL, 1100LL, 1152LL, 1216LL, 2057LL, 2064LL}) {
     const Plan whole = named(n, "in_place_64x64");
     CHECK(whole.corner_m == n);
     CHECK(whole.strips == StripWork::none);
   }
-  for (const long long n : {1025LL, 1032LL, 2049LL}) {
-    const Plan corner = named(n, "in_place_64x64");
-    CHECK(corner.corner_m == n / 64 * 64);
+  const auto in_place_corner = [&](int m, int n, int k) {
+    INFO(m << "x" << n << "x" << k);
+    const Plan corner = plan_default(dense_shape(m, n, k), hopper, 8);
+    CHECK(chose(corner, "in_place_64x64"));
+    CHECK(corner.corner_m == m / 64 * 64);
     CHECK(corner.corner_n == n / 64 * 64);
     CHECK(corner.strips == StripWork::remainder_kernel);
-  }
+  };
+  for (const int n : {1025, 1032, 1033, 1040, 1217, 2049}) in_place_corner(n, n, n);
+  in_place_corner(1032, 1027, 333);
+  in_place_corner(1040, 1040, 4096);
   // Only where the strips are thin on both sides: 1025 x 1060 would leave 36 columns (its 96 x 96 tiles fill a round).
   const Plan wide_strip = plan_default(dense_shape(1025, 1060, 1025), hopper, 8);
   CHECK(wide_strip.strips == StripWork::none);

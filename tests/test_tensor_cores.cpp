@@ -521,9 +521,9 @@ TEST_CASE("AutoConfig takes the tensor cores in each mode where they run, with a
 
 // Double past 1024 on compute capability 9.0: AutoConfig weighs the 64 x 64 tiles that read A and B in place by their
 // rounds (gemm/default_plan.hpp's plan_double_rounds), on all of C or, where that saves a round, on the tiled corner
-// with the remainder kernel's strips (1 wide: 1025^3; 8 and 3 wide: 1032 x 1027 x 1500; not at 2049 x 2049 x 40, where
-// the rounds are shorter than the strips' launch). Every transpose, alpha and beta, offsets and odd leading dimensions,
-// C's surroundings untouched.
+// with the remainder kernel's strips beside the tiles (1 wide: 1025^3; 8 and 3 wide: 1032 x 1027 x 1500; 16 and 12, two
+// passes of the remainder kernel: 1040 x 1036 x 1100; not at 2049 x 2049 x 40, where the rounds are shorter than the
+// strips take). Every transpose, alpha and beta, offsets and odd leading dimensions, C's surroundings untouched.
 TEST_CASE("AutoConfig's double past 1024 in place: all of C, or its corner and strips, every transpose",
           "[tensor_cores][gpu]") {
   using namespace tilegemm::detail;
@@ -534,8 +534,9 @@ TEST_CASE("AutoConfig's double past 1024 in place: all of C, or its corner and s
     Shape s;
     bool corner;  // on 132 compute units (H100, H200)
   };
-  for (const auto& [s, corner] : {Case{{1025, 1025, 1025}, true}, Case{{1032, 1027, 1500}, true},
-                                  Case{{1100, 1090, 77}, false}, Case{{2049, 2049, 40}, false}}) {
+  for (const auto& [s, corner] :
+       {Case{{1025, 1025, 1025}, true}, Case{{1032, 1027, 1500}, true}, Case{{1040, 1036, 1100}, true},
+        Case{{1100, 1090, 77}, false}, Case{{2049, 2049, 40}, false}}) {
     const Plan plan = plan_default(tilegemm_test::dense_shape(s.m, s.n, s.k), device, sizeof(double));
     INFO(s.m << "x" << s.n << "x" << s.k << ": " << plan.config.name() << ", corner " << plan.corner_m << "x"
              << plan.corner_n);

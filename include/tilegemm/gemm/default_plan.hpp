@@ -422,13 +422,13 @@ inline std::optional<Plan> plan_bulk_tensor_cores(const GemmShape& s, const Devi
 // the operands in place, those whose rounds over the compute units finish first, each round at the rate its family and
 // tiles kept on an H200 when C had that many rounds of them (TFLOP/s: one round, two, more; benchmarks/README.md
 // "Double at medium sizes" and "Double in place past 1024": the fastest at every size from 1024 to 3000 measured). The
-// copy engine's tiles start slower and keep a higher rate; 96 x 96 tiles fill the units at 1033 to 1056 and 1536; the
-// tiles in place, which run three work-groups a unit and need no pack kernel, take 1025 to 1032 (on the corner), 1088
-// to about 1230, 2049 to 2176 and C of 1024^2 with long K.
+// copy engine's tiles start slower and keep a higher rate; 96 x 96 tiles fill the units at 1041 to 1056 and 1536; the
+// tiles in place, which run three work-groups a unit and need no pack kernel, take 1025 to 1040 (on the corner), 1088
+// to 1224 (1217 on the corner), 2049 to 2176 and C of 1024^2 with long K.
 enum class RoundTiling {
   whole_c,      // all of C in tiles (the copy engine's copies are padded; 96 x 96 tiles are for sizes off 128's)
   thin_corner,  // the tiled corner where the strips past it are thin (corner_options)
-  saved_round,  // the tiled corner where its strips are at most in_place_corner_strips wide and save more than cost
+  saved_round,  // the tiled corner where its strips (in_place_corner_strips) save more than they cost
 };
 struct RoundFigures {
   std::string_view entry;
@@ -442,11 +442,18 @@ inline constexpr std::array<RoundFigures, 5> double_round_figures = {
      {"tensor_double_odd", 31.0, 38.0, 40.0, RoundTiling::whole_c},
      {"in_place_64x64", 41.5, 41.5, 40.5, RoundTiling::saved_round}}};  // one round: never past 255 tiles
 inline constexpr long long double_rounds_from = 1024LL * 1024;
-// The strips the in-place tiles may leave to the remainder kernel, and what its launch after the tiles costs: on an
-// H200 1025^3 and 1032^3 took 69 to 73 us on the corner against 88 on all of C (the strips' launch cost 12 to 18 us),
-// 1040 (16 wide) 90 against 88, and 2049 x 1025 x 64, whose rounds are short, 33 to 36 against 31.
-inline constexpr int in_place_corner_strips = 8;
-inline constexpr double in_place_strips_us = 15.0;
+// The strips the in-place tiles may leave to the remainder kernel, which runs beside them (gemm/executor.hpp), and what
+// they add to the time of the corner's tiles, measured on an H200: up to strip_width wide (one pass of the remainder
+// kernel) 4 to 9 us (1025^3, 1030^3, 1032 x 1027 x 333 and x 1500, 2049 x 1025 x 64); two passes (up to 16 wide) 19
+// to 24 us at 1036^3 to 1040^3 and 73 at 1040 x 1040 x 4096, where the corner is two rounds of tiles (74 to 78 us
+// against 90 to 91 on all of C in 96 x 96 tiles, 282 against 331), but 14 with K 64 (23 against 19) and 26 to 73 at
+// 2057^3 and 2064^3, whose corners are eight rounds (469 and 492 against 461 and 460 on all of C): two passes only
+// where the corner is at most two rounds and K at least in_place_wide_strips_depth. 24 wide, 1048^3 ran level.
+inline constexpr int in_place_corner_strips = strip_width;
+inline constexpr double in_place_strips_us = 8.0;
+inline constexpr int in_place_wide_corner_strips = 2 * strip_width;
+inline constexpr double in_place_wide_strips_us = 20.0;
+inline constexpr int in_place_wide_strips_depth = 256;
 // Time in the rounds' measure (tile elements over TFLOP/s, per unit of K) from microseconds of a product K deep.
 inline double rounds_measure(double microseconds, int k, long long units) {
   return microseconds * 1e6 / (2.0 * std::max(k, 1) * static_cast<double>(units));
@@ -471,11 +478,13 @@ inline std::pair<PlanOptions, double> round_tiling(const KernelDescription& conf
   GemmShape tiled = s;
   tiled.m = corner.corner_m;
   tiled.n = corner.corner_n;
-  const double corner_time =
-      rounds_time(config.tile, figures, tiled, units) + rounds_measure(in_place_strips_us, s.k, units);
-  if (s.m - tiled.m > in_place_corner_strips || s.n - tiled.n > in_place_corner_strips || corner_time >= whole_time) {
-    return {options_for(true), whole_time};
-  }
+  const int widest = std::max(s.m - tiled.m, s.n - tiled.n);
+  const bool wide_strips_pay = widest <= in_place_wide_corner_strips && s.k >= in_place_wide_strips_depth &&
+                               tiles_of(tiled, config.tile) <= 2 * units;
+  if (widest > in_place_corner_strips && !wide_strips_pay) return {options_for(true), whole_time};
+  const double strips_us = widest > in_place_corner_strips ? in_place_wide_strips_us : in_place_strips_us;
+  const double corner_time = rounds_time(config.tile, figures, tiled, units) + rounds_measure(strips_us, s.k, units);
+  if (corner_time >= whole_time) return {options_for(true), whole_time};
   return {corner, corner_time};
 }
 inline std::optional<Plan> plan_double_rounds(const GemmShape& s, const DeviceLimits& device) {
