@@ -862,21 +862,27 @@ TEST_CASE(
   CHECK(plan.b.mapped);
   CHECK(plan.b.ld == 3000);
   // tf32x3 (3 tiles of 128 x 128 for 2 compute units: 600): the 3072 x 3072 corner in tiles 32 deep, the last row of C
-  // by the strip code in the same launch: 96 work-groups of 32 columns, in 4 rows of work-groups past the tiles' 24
-  // (dimension 1, 24 per row).
+  // by the remainder kernel beside the tiles, which take more than one round: 384 work-groups of 8 columns.
   const Plan split = plan_default(dense_shape(3073, 3072, 3000), hopper, 4, MathMode::tf32x3);
   REQUIRE(warpgroup(split));
   CHECK(split.config.name() == "warpgroup_mma 128x128x32 2x32 s6");
   CHECK(split.variant.mma == MmaKind::tf32x3);
-  CHECK(split.strips == StripWork::fused);
-  CHECK(split.variant.strips);
+  CHECK(split.strips == StripWork::remainder_kernel);
+  CHECK(!split.variant.strips);
   CHECK(split.corner_m == 3072);
   CHECK(split.corner_n == 3072);
   CHECK(split.strip_groups.right == 0);
-  CHECK(split.strip_groups.bottom == 96);
-  CHECK(split.tile_rows == 24);
+  CHECK(split.strip_groups.bottom == 384);
   CHECK(split.global[0] == 24 * 64);
-  CHECK(split.global[1] == (24 + 4) * 4);
+  CHECK(split.global[1] == 24 * 4);
+  // One round of tiles (1025^3: 64 x 128 tiles 16 deep): the strips by work-groups of the same launch, 32 rows or
+  // columns each, past the tiles' 8 rows of work-groups in dimension 1.
+  const Plan one_round = plan_default(dense_shape(1025, 1025, 1025), hopper, 4, MathMode::tf32x3);
+  CHECK(one_round.config.name() == "warpgroup_mma 64x128x16 2x32 s8");
+  CHECK(one_round.strips == StripWork::fused);
+  CHECK(one_round.variant.strips);
+  CHECK(one_round.strip_groups.total() == 33 + 32);
+  CHECK(one_round.tile_rows == 8);
   CHECK(split.depth == 3008);
   CHECK(split.a.parts == 2);
   CHECK(split.a.outer_padded == 24 * 128);

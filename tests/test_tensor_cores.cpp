@@ -517,6 +517,17 @@ TEST_CASE("AutoConfig takes the tensor cores in each mode where they run, with a
     check_product<tilegemm::AutoConfig, float>(queue, math, true, false, {1040, 1039, 300}, -0.5f, 1.5f);
     check_product<tilegemm::AutoConfig, double>(queue, math, false, false, {2049, 1025, 64}, -1.0, 0.0);
   }
+  // tf32x3 on wgmma where the corner's tiles take more than one round: the remainder kernel's strips beside them.
+  const tilegemm::detail::DeviceLimits device = tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>());
+  const tilegemm::detail::Plan apart = tilegemm::detail::plan_default(tilegemm_test::dense_shape(2049, 2050, 300),
+                                                                      device, sizeof(float), MathMode::tf32x3);
+  if (apart.config.family == tilegemm::Family::warpgroup_mma && device.compute_units <= 132) {
+    CHECK(apart.strips == tilegemm::detail::StripWork::remainder_kernel);
+  }
+  for (int t = 0; t < 4; ++t) {
+    check_product<tilegemm::AutoConfig, float>(queue, MathMode::tf32x3, t & 1, t & 2, {2049, 2050, 300},
+                                               tilegemm_test::random_scalar<float>(), t < 2 ? 0.0f : 1.5f);
+  }
 }
 
 // Double past 1024 on compute capability 9.0: AutoConfig weighs the 64 x 64 tiles that read A and B in place by their

@@ -328,10 +328,12 @@ inline void odd_sizes_whole(Plan& plan, const GemmShape& s, const DeviceLimits& 
 }
 
 // Float products in the tf32 and tf32x3 modes on wgmma (kernels/warpgroup_mma.hpp; it refuses bf16 and fp16, which
-// stay on mma.sync for now), where the device has it and C
-// has a 64 x 128 tile for at least half the compute units. tf32x3 takes the tiled corner rule of the other
-// configurations, the thin strips past it multiplied by extra work-groups of the same launch; tf32 all of C in tiles
-// (the packed copies are padded; its products are short enough that the strips' SIMT arithmetic would cost more).
+// stay on mma.sync for now), where the device has it and C has a 64 x 128 tile for at least half the compute units.
+// tf32x3 takes the tiled corner rule of the other configurations, the thin strips past it multiplied by extra
+// work-groups of the same launch where the corner's tiles take at most one round, else by the remainder kernel beside
+// the tiles (H200, "Strips beside the tiles": 2049^3 in 199.5 us against 209.0 in the same launch, 4097^3 1280
+// against 1331; 1025^3, one round, 55.1 against 47.4); tf32 all of C in tiles (the packed copies are padded; its
+// products are short enough that the strips' SIMT arithmetic would cost more).
 // Smaller products keep mma.sync's plans; batches count the tiles of all their products. tf32 takes the smallest
 // tiles where 128 x 128 ones would leave compute units idle (in 4 buffers: 8 ran 1024^3 within 3%, "tf32x3 at
 // medium sizes"), else 128 x 256 in 4 buffers where their rounds over the compute units finish first, one of them
@@ -377,8 +379,13 @@ inline std::optional<Plan> plan_warpgroup_mma(const GemmShape& s, const DeviceLi
     return std::nullopt;
   }
   const bool whole_c = math != MathMode::tf32x3 || s.batch > 1;  // the strip code takes single products
+  PlanOptions options = corner_options(config, s, device, scalar_size, math, whole_c);
+  GemmShape corner = s;
+  corner.m = options.corner_m;
+  corner.n = options.corner_n;
+  options.strips_apart = tiles_of(corner, config.tile) > units;
   // None where a packed copy is larger than the device's largest buffer.
-  return plan_if_fits(config, s, device, scalar_size, corner_options(config, s, device, scalar_size, math, whole_c));
+  return plan_if_fits(config, s, device, scalar_size, options);
 }
 
 // Double on the copy engine's pipeline (kernels/bulk_tensor_cores.hpp), in tiles 128 x 128 (bulk_double) where C has

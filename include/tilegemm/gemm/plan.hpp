@@ -160,6 +160,7 @@ struct PlanOptions {
   int corner_n = -1;
   MathMode math = MathMode::ieee;
   int slices = 0;  // split-K's slices of K: 0, plan_split_k's rule; else this many (as many as K has tiles at most)
+  bool strips_apart = false;  // the strips by the remainder kernel even where the tiles' launch could take them
 };
 
 inline void require_fp64(const DeviceLimits& device, std::size_t scalar_size) {
@@ -622,7 +623,7 @@ inline Planned planned_product(const KernelDescription& config, const GemmShape&
                                                            " cannot run the strip code's work-groups for the rows and "
                                                            "columns outside a tiled corner; plan all of C instead."));
     }
-    const bool fused = fuses_strips_on(config, device, scalar_size);
+    const bool fused = !options.strips_apart && fuses_strips_on(config, device, scalar_size);
     plan.strips = fused ? StripWork::fused : StripWork::remainder_kernel;
     plan.strip_groups =
         strip_groups(s.m, s.n, plan.corner_m, plan.corner_n, fused ? fused_strip_panel : remainder_panel);
