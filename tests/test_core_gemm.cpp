@@ -257,9 +257,7 @@ void check_corner_and_strips(bool slow) {
                                                                        {b, 0, stored_b.rows()},
                                                                        tilegemm::detail::scalar_value(beta),
                                                                        {c, 0, s.m}});
-      tilegemm::detail::PlanOptions options;
-      options.corner_m = s.corner_m;
-      options.corner_n = s.corner_n;
+      tilegemm::detail::PlanOptions options = tilegemm_test::corner_options(s.corner_m, s.corner_n);
       if (fused && !by_size) options.policy = tilegemm::detail::EdgePolicy::elements;
       const auto [plan, done] =
           fused ? tilegemm_test::run_planned<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>(queue, problem, options)
@@ -325,14 +323,11 @@ TEST_CASE("the strips beside the tiles follow the queue's earlier commands and c
                                                           {device_copy(queue, b), 0, k},
                                                           scalar_value(beta),
                                                           {c, 0, m}});
-    PlanOptions options;
-    options.corner_m = 16;
-    options.corner_n = 16;
-    const CallContext call = CallContext::of(queue);
     const Plan plan =
-        plan_gemm(&describe<tilegemm::LocalTiles<16>>, problem.shape, false, call.limits, sizeof(float), options);
+        tilegemm_test::planned<tilegemm::LocalTiles<16>>(queue, problem, tilegemm_test::corner_options(16, 16));
     REQUIRE(plan.strips == StripWork::remainder_kernel);
-    const cl::Event done = execute(call, plan, problem, ordered ? std::vector<cl::Event>{} : std::vector{written});
+    const cl::Event done =
+        execute(CallContext::of(queue), plan, problem, ordered ? std::vector<cl::Event>{} : std::vector{written});
     const std::vector<cl::Event> product = {done};
     cl::Event copied;
     REQUIRE(queue.enqueueCopyBuffer(c, copy, 0, 0, bytes, ordered ? nullptr : &product, &copied) == CL_SUCCESS);

@@ -23,6 +23,7 @@
 #include "catch.hpp"
 #include "programs_made.hpp"
 #include "reference.hpp"
+#include "run_plan.hpp"
 #include "sanitizers/address_sanitizer.hpp"
 
 // OpenCL 3.0's, declared here since tilegemm's headers target OpenCL 1.2; the ICD loader routes it to the platform.
@@ -104,14 +105,10 @@ std::string multiply_with_strips(const cl::CommandQueue& queue) {
                                                         {buffer(b), 0, k},
                                                         scalar_value(2.0f),
                                                         {c, 0, m}});
-  PlanOptions options;
-  options.corner_m = 64;
-  options.corner_n = 32;
-  const CallContext call = CallContext::of(queue);
-  const Plan plan =
-      plan_gemm(&describe<tilegemm::LocalTiles<16>>, problem.shape, false, call.limits, sizeof(float), options);
+  const auto [plan, done] =
+      tilegemm_test::run_planned<tilegemm::LocalTiles<16>>(queue, problem, tilegemm_test::corner_options(64, 32));
   if (plan.strips != StripWork::remainder_kernel) return "the plan has no remainder kernel";
-  execute(call, plan, problem, {}).wait();
+  done.wait();
   Matrix<float> result(m, n);
   queue.enqueueReadBuffer(c, CL_TRUE, 0, sizeof(float) * result.size(), result.data());
   return compare_with_reference<float>(result, 0.5, a, b, 2.0, c0);
