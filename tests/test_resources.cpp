@@ -441,7 +441,7 @@ TEST_CASE("the idle buffers of a context stay within the bound of its device", "
 }
 
 TEST_CASE("threads multiplying while another releases everything in a loop get right results", "[resources]") {
-  constexpr int workers = 4, products_per_worker = 6;
+  constexpr int workers = 4, products_per_worker = 8;
   UserQueue shared_user;
   std::atomic<int> working{workers};
   std::vector<std::string> failures(workers);
@@ -452,7 +452,9 @@ TEST_CASE("threads multiplying while another releases everything in a loop get r
         UserQueue own_user;
         for (int i = 0; i < products_per_worker; ++i) {
           const Index m = 20 + 3 * t + i, n = 17 + i, k = 11 + 2 * t;
-          const std::string failure = i % 3 == 0   ? multiply(m, n, k)
+          // Every fourth with its strips beside its tiles: side queues made and let go of meanwhile.
+          const std::string failure = i % 4 == 3   ? multiply_with_strips(t % 2 ? shared_user.queue : own_user.queue)
+                                      : i % 3 == 0 ? multiply(m, n, k)
                                       : i % 3 == 1 ? multiply(shared_user.queue, m, n, k)
                                                    : multiply(own_user.queue, m, n, k);
           if (!failure.empty()) failures[t] += "product " + std::to_string(i) + ": " + failure + "\n";

@@ -37,17 +37,14 @@ class SideQueues final : public ContextResources {
     const Key key{call.queue(), call.context(), call.device()};
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      const auto found = std::find_if(kept_.begin(), kept_.end(), [&](const Entry& e) { return e.key == key; });
-      if (found != kept_.end()) {
-        std::rotate(kept_.begin(), found, found + 1);
-        return kept_.front().side;
-      }
+      if (const cl::CommandQueue* kept = find(key)) return *kept;
     }
     cl_int status = CL_SUCCESS;
     cl::CommandQueue side(call.context, call.device, 0, &status);
     check(status, "clCreateCommandQueue (a side queue)");
-    Entry dropped;  // released after the lock is let go
+    Entry dropped;  // released after the lock is let go, as is `side` where another thread made one meanwhile
     std::lock_guard<std::mutex> lock(mutex_);
+    if (const cl::CommandQueue* kept = find(key)) return *kept;
     if (!KeptContexts::instance().keeps(call.context())) return side;
     kept_.insert(kept_.begin(), Entry{key, side});
     const auto same_context = [&](const Entry& e) { return e.key.context == key.context; };
@@ -95,6 +92,14 @@ class SideQueues final : public ContextResources {
     Key key{};
     cl::CommandQueue side;
   };
+
+  // The kept side queue of `key`, made the most recently used (under the lock); null where there is none.
+  const cl::CommandQueue* find(const Key& key) {
+    const auto found = std::find_if(kept_.begin(), kept_.end(), [&](const Entry& e) { return e.key == key; });
+    if (found == kept_.end()) return nullptr;
+    std::rotate(kept_.begin(), found, found + 1);
+    return &kept_.front().side;
+  }
 
   std::mutex mutex_;
   std::vector<Entry> kept_;  // most recently used first
