@@ -123,4 +123,16 @@ class KeptContexts {
   std::vector<cl::Context> recent_;  // the kept user contexts, most recently used first
 };
 
+// The process's one `Holder` (a ContextResources), told by KeptContexts which contexts to let go of from its first use
+// on. Leaked on purpose, like the queues (see queue.hpp): no OpenCL calls from static destructors.
+template <class Holder>
+Holder& process_holder() {
+  static Holder* const holder = [] {
+    auto* created = new Holder;
+    KeptContexts::instance().add_holder(*created);
+    return created;
+  }();
+  return *holder;
+}
+
 }  // namespace tilegemm::detail

@@ -68,14 +68,7 @@ class KernelLease {
 class ProgramCache final : public detail::ContextResources {
  public:
   // The process-wide cache (leaked on purpose, like the queues: no OpenCL calls from static destructors).
-  static ProgramCache& instance() {
-    static auto* cache = [] {
-      auto* created = new ProgramCache;
-      detail::KeptContexts::instance().add_holder(*created);
-      return created;
-    }();
-    return *cache;
-  }
+  static ProgramCache& instance() { return detail::process_holder<ProgramCache>(); }
 
   // The program for `text` on `device`: the lookup, in this order. In memory (this cache), for any request after the
   // first; concurrent first requests wait for one of them to make it. Else from the disk cache (disk_cache.hpp). Else

@@ -39,14 +39,7 @@ inline std::size_t idle_bytes_bound(const DeviceLimits& device) {
 
 class ScratchPool final : public ContextResources {
  public:
-  static ScratchPool& instance() {
-    static auto* pool = [] {  // leaked on purpose, like the queues (see queue.hpp)
-      auto* created = new ScratchPool;
-      KeptContexts::instance().add_holder(*created);
-      return created;
-    }();
-    return *pool;
-  }
+  static ScratchPool& instance() { return process_holder<ScratchPool>(); }
 
   // A buffer of the queue's context with at least `bytes` that the commands `queue` runs next may use: one
   // that no earlier command uses any more, or one whose last use was enqueued on this same in-order queue

@@ -22,14 +22,7 @@ inline constexpr std::size_t side_queues_per_context = 16;
 // wait for never waits behind another queue's work.
 class SideQueues final : public ContextResources {
  public:
-  static SideQueues& instance() {
-    static auto* queues = [] {  // leaked on purpose, like the queues (see queue.hpp)
-      auto* created = new SideQueues;
-      KeptContexts::instance().add_holder(*created);
-      return created;
-    }();
-    return *queues;
-  }
+  static SideQueues& instance() { return process_holder<SideQueues>(); }
 
   // The side queue of call.queue: on its context and device, in order; made on first use, kept while the context is.
   cl::CommandQueue of(const CallContext& call) {

@@ -62,14 +62,7 @@ class Staging final : public ContextResources {
  public:
   static constexpr std::size_t slots_per_ring = 3;
 
-  static Staging& instance() {
-    static auto* staging = [] {  // leaked on purpose, like the queues (see queue.hpp)
-      auto* created = new Staging;
-      KeptContexts::instance().add_holder(*created);
-      return created;
-    }();
-    return *staging;
-  }
+  static Staging& instance() { return process_holder<Staging>(); }
 
   // The call's set, lent to it alone (one call at a time uses a set; another call at the same time gets a set of
   // its own, not kept afterwards), with slots of at least `slot_bytes`.
