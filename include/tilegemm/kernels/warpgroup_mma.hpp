@@ -181,6 +181,30 @@ inline void add_parts(float acc[PARTS][64], float d[PARTS][64]) {
     for (int v = 0; v < 64; ++v) acc[p][v] += d[p][v];
 }
 
+#if MMA == MMA_TF32X3
+// tf32x3: acc += the products of all slices, those of `summed` slices at a time summed on the tensor cores into
+// `part`, which is added to acc once they are done; low_products: the fourth product too. Called with constants, so
+// that no branch lies among a slice's wgmma instructions: ptxas fences each wgmma after such a branch (its advisory
+// C7519), which cost tf32x3 4-9% (benchmarks/README.md). Two sets of sums, one added while the other's products run,
+// make ptxas serialize the products (C7514: the accumulators of one read while the other's wgmma run).
+inline void split_products(float acc[PARTS][64], const uint local_base, __global const float* a,
+                           __global const float* b, const int2 rows, const int count, const int warpgroup,
+                           const int tid, const bool low_products, const int summed) {
+  float part[PARTS][64];
+  for (int first = 0; first < count; first += summed) {
+    for (int s = first; s < min(first + summed, count); ++s) {
+      const uint slice = slice_ready(local_base, s);
+      products_begin();
+      slice_products(part, slice, warpgroup, low_products, s == first);
+      products_end();
+      slice_issued(local_base, a, b, rows, s, count, tid);
+    }
+    WAIT_FOR_PRODUCTS(0);
+    add_parts(acc, part);
+  }
+}
+#endif
+
 // The TSM x TSN tile of C = alpha * A * B + beta * C at `tile` (its row and column of tiles), from the core tiles at
 // A and B (at their problem's offsets), with `slices` for local memory; C at its problem's offset.
 inline void multiply_tile(const int2 tile, __local float* slices, const int M, const int N, const int K,
@@ -192,8 +216,6 @@ inline void multiply_tile(const int2 tile, __local float* slices, const int M, c
   const int g = tid % 32 / 4;
   const int t = tid % 4;
   const int count = K / TSK;
-  // tf32x3: in products at most LOW_PRODUCTS_UP_TO deep, low x low too (see tensor_cores).
-  const bool low_products = K <= LOW_PRODUCTS_UP_TO;
   __global const float* a = A_MAPPED ? A : A + tile.x * count * SLICE_A;
   __global const float* b = B_MAPPED ? B : B + tile.y * count * SLICE_B;
   const int2 rows = (int2)(tile.x * TSM, tile.y * TSN);  // the tile's first rows of A and B, for mapped copies
@@ -206,21 +228,11 @@ inline void multiply_tile(const int2 tile, __local float* slices, const int M, c
 
   start_slices(local_base, a, b, rows, count, tid);
 #if MMA == MMA_TF32X3
-  // The products of SUMMED_SLICES slices are summed on the tensor cores into `part`, which is added to acc once they
-  // are done. (Two sets of sums, one added while the other's products run, made ptxas serialize the products.)
-  // In short products, whose sums err least, each slice's products are added on their own.
-  const int summed = low_products ? 1 : SUMMED_SLICES;
-  float part[PARTS][64];
-  for (int first = 0; first < count; first += summed) {
-    for (int s = first; s < min(first + summed, count); ++s) {
-      const uint slice = slice_ready(local_base, s);
-      products_begin();
-      slice_products(part, slice, warpgroup, low_products, s == first);
-      products_end();
-      slice_issued(local_base, a, b, rows, s, count, tid);
-    }
-    WAIT_FOR_PRODUCTS(0);
-    add_parts(acc, part);
+  // In short products, whose sums err least, each slice's products are added on their own, low x low among them.
+  if (K <= LOW_PRODUCTS_UP_TO) {
+    split_products(acc, local_base, a, b, rows, count, warpgroup, tid, true, 1);
+  } else {
+    split_products(acc, local_base, a, b, rows, count, warpgroup, tid, false, SUMMED_SLICES);
   }
 #else
   for (int s = 0; s < count; ++s) {
