@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <tilegemm/tilegemm.hpp>
 #include <vector>
@@ -24,20 +25,16 @@ using tilegemm::MathMode;
 // The ptxas to run: TILEGEMM_PTXAS, else the first on the PATH, else CUDA's usual place; empty where none is there.
 std::string ptxas_path() {
   if (const char* chosen = std::getenv("TILEGEMM_PTXAS")) return chosen;
-  std::vector<std::string> places = {"/usr/local/cuda/bin"};
+  std::vector<std::string> places;
   if (const char* path = std::getenv("PATH")) {
-    const std::string all = path;
-    std::size_t start = 0;
-    for (std::size_t end = all.find(':'); start <= all.size(); end = all.find(':', start)) {
-      if (end == std::string::npos) end = all.size();
-      if (end > start) places.insert(places.end() - 1, all.substr(start, end - start));
-      start = end + 1;
-    }
+    std::istringstream folders(path);
+    for (std::string folder; std::getline(folders, folder, ':');) places.push_back(folder);
   }
+  places.push_back("/usr/local/cuda/bin");
   for (const std::string& place : places) {
     const std::filesystem::path candidate = std::filesystem::path(place) / "ptxas";
     std::error_code ignored;
-    if (std::filesystem::is_regular_file(candidate, ignored)) return candidate.string();
+    if (!place.empty() && std::filesystem::is_regular_file(candidate, ignored)) return candidate.string();
   }
   return {};
 }
