@@ -214,8 +214,7 @@ TEST_CASE("the helper kernels take the arguments the executor sets", "[contracts
 // A program's text built as it is, with `from` replaced by `to`: the build log, or "" where it built.
 std::string build_log_of_edited(const CallContext& call, const ProgramText& program, const std::string& from,
                                 const std::string& to) {
-  std::string text;
-  for (std::size_t i = 0; i < program.count; ++i) text += program.sources[i];
+  std::string text = whole_text(program);
   const std::size_t at = text.find(from);
   REQUIRE(at != std::string::npos);
   text.replace(at, from.size(), to);

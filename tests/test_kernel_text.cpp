@@ -98,12 +98,6 @@ static_assert(!describe<Bulk>.fuses_strips && describe<Bulk>.takes_batches);
 static_assert(!describe<Kernel6>.uses_tensor_cores && Kernel6::stages == 1);
 static_assert(!describe<Kernel6>.fuses_strips);
 
-std::string joined(const ProgramText& text) {
-  std::string all;
-  for (std::size_t i = 0; i < text.count; ++i) all += text.sources[i];
-  return all;
-}
-
 }  // namespace
 
 TEST_CASE("TileConfig names describe the configuration", "[unit][kernel_text]") {
@@ -148,14 +142,14 @@ TEST_CASE("kernels' parameter lists are spelled from the tables the host sets th
                 argument_kind("const real") == ArgumentKind::scalar);
   static_assert(argument_kind("__global real*") == ArgumentKind::buffer &&
                 argument_kind("int") == ArgumentKind::unknown);
-  const std::string text = joined(gemm_program(describe<Kernel6>, false, {}));
+  const std::string text = whole_text(gemm_program(describe<Kernel6>, false, {}));
   CHECK(contains(text,
                  "#define GEMM_PARAMETERS(type) const int M, const int N, const int K, const real alpha, const "
                  "real beta, __global const type* restrict A, const int a_offset, const int lda, __global const "
                  "type* restrict B, const int b_offset, const int ldb, __global real* C, const int c_offset, "
                  "const int ldc\n"));
   CHECK(contains(text, "void gemm_register_blocking(GEMM_PARAMETERS(realV), BATCH_PARAMETERS)"));
-  const std::string support = joined(support_program(true, 16, "scale_c"));
+  const std::string support = whole_text(support_program(true, 16, "scale_c"));
   CHECK(contains(support,
                  "#define SCALE_C_PARAMETERS const int M, const int N, const real beta, __global real* C, "
                  "const int c_offset, const int ldc, const int c_stride\n"));
@@ -164,7 +158,8 @@ TEST_CASE("kernels' parameter lists are spelled from the tables the host sets th
   static_assert(transposes_argument(false, false) == 0 && transposes_argument(true, false) == transposed_a_bit);
   static_assert(transposes_argument(true, true) == (transposed_a_bit | transposed_b_bit) &&
                 transposed_a_bit != transposed_b_bit);
-  CHECK(contains(joined(remainder_program(false, true, false)), "#define TRANSPOSED_A 1\n#define TRANSPOSED_B 2\n"));
+  CHECK(
+      contains(whole_text(remainder_program(false, true, false)), "#define TRANSPOSED_A 1\n#define TRANSPOSED_B 2\n"));
 }
 
 TEST_CASE("a program is the scalar, configuration and variant preambles, the shared code and an entry point",
@@ -172,7 +167,7 @@ TEST_CASE("a program is the scalar, configuration and variant preambles, the sha
   const auto prefetch = describe<tilegemm::Prefetch<64, 64, 16, 4, 4, 4>>;
   const ProgramText plain = gemm_program(prefetch, false, {false, true, EdgeMode::whole_tiles, false});
   CHECK(std::string(plain.kernel_name) == "gemm_prefetch");
-  const std::string text = joined(plain);
+  const std::string text = whole_text(plain);
   CHECK(text.rfind("#define real float\n#define realV float4\n", 0) == 0);
   CHECK(contains(text,
                  "#define EDGES_WHOLE_TILES 0\n#define EDGES_VECTORS 1\n#define EDGES_ELEMENTS 2\n"
@@ -183,17 +178,18 @@ TEST_CASE("a program is the scalar, configuration and variant preambles, the sha
 
   const ProgramText strips = gemm_program(prefetch, true, {true, false, EdgeMode::elements, true});
   CHECK(std::string(strips.kernel_name) == "gemm_prefetch_strips");
-  const std::string strips_text = joined(strips);
+  const std::string strips_text = whole_text(strips);
   CHECK(strips_text.rfind("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define real double\n", 0) == 0);
   CHECK(contains(strips_text, "#define A_K_CONTIGUOUS 1\n#define B_K_CONTIGUOUS 0\n#define EDGES 2\n"));
   CHECK(contains(strips_text, "inline void multiply_strips("));
   CHECK(contains(strips_text, "void gemm_prefetch_strips("));
 
-  const std::string naive = joined(gemm_program(describe<tilegemm::Naive<8, 4>>, true, {true, false}));
+  const std::string naive = whole_text(gemm_program(describe<tilegemm::Naive<8, 4>>, true, {true, false}));
   CHECK(contains(naive, "#define real double\n#define realV real\n"));
   CHECK(contains(naive, "#define TRANS_A 1\n#define TRANS_B 0\n"));
   CHECK(!contains(naive, "EDGES"));
-  const std::string packed = joined(gemm_program(describe<Kernel6>, false, {true, true, EdgeMode::elements, false}));
+  const std::string packed =
+      whole_text(gemm_program(describe<Kernel6>, false, {true, true, EdgeMode::elements, false}));
   CHECK(!contains(packed, "TRANS_A"));  // packed families ignore the flags
   CHECK(!contains(packed, "EDGES"));
 }
@@ -209,7 +205,7 @@ TEST_CASE("a tensor_cores program has the warps, stages and local memory in its 
   tf32x3.mma = MmaKind::tf32x3;
   const ProgramText text = gemm_program(describe<Tensor>, false, tf32x3);
   CHECK(std::string(text.kernel_name) == "gemm_tensor_cores");
-  const std::string all = joined(text);
+  const std::string all = whole_text(text);
   CHECK(contains(all,
                  "#define MMA_TF32X3 1\n#define MMA_TF32 2\n#define MMA_FP64_SM80 3\n#define MMA_FP64_SM90 4\n"
                  "#define MMA_BF16 5\n#define MMA_FP16 6\n#define MMA 1\n"));
@@ -225,11 +221,11 @@ TEST_CASE("a tensor_cores program has the warps, stages and local memory in its 
   }
   std::sort(keys.begin(), keys.end());
   CHECK(std::adjacent_find(keys.begin(), keys.end()) == keys.end());
-  CHECK(!contains(joined(gemm_program(describe<Kernel6>, false, {})), "MMA"));
+  CHECK(!contains(whole_text(gemm_program(describe<Kernel6>, false, {})), "MMA"));
   // The 16-bit kinds: their line, the instructions of both types and the pairs' conversion.
   Variant bf16;
   bf16.mma = MmaKind::bf16;
-  const std::string sixteen = joined(gemm_program(describe<Tensor>, false, bf16));
+  const std::string sixteen = whole_text(gemm_program(describe<Tensor>, false, bf16));
   CHECK(contains(sixteen, "#define MMA 5\n"));
   CHECK(contains(sixteen, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
   CHECK(contains(sixteen, "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32"));
@@ -244,7 +240,7 @@ TEST_CASE("a warpgroup_mma program marks its sm_90a instructions and asks to be 
   CHECK(std::string(text.kernel_name) == "gemm_warpgroup_mma");
   CHECK(text.needs_sm90a);
   CHECK(!gemm_program(describe<Tensor>, false, tf32).needs_sm90a);
-  const std::string all = joined(text);
+  const std::string all = whole_text(text);
   CHECK(contains(all,
                  "#define STAGES 6\n#define LOCAL_ELEMENTS 12312\n#define CORE_ROWS 8\n#define CORE_COLUMNS 4\n"
                  "#define MMA_PENDING 1\n#define SUMMED_DEPTH 32\n"));
@@ -256,7 +252,7 @@ TEST_CASE("a warpgroup_mma program marks its sm_90a instructions and asks to be 
   CHECK(contains(all, "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"));
   CHECK(!contains(all, "cp.async.cg"));
   // Tiles 256 wide: 32-deep slices in 3 buffers, one m64n256k8 a step on both parts of a warpgroup's accumulators.
-  const std::string wide = joined(gemm_program(describe<WarpgroupDeep>, false, tf32));
+  const std::string wide = whole_text(gemm_program(describe<WarpgroupDeep>, false, tf32));
   CHECK(contains(wide, "#define LOCAL_ELEMENTS 36876\n"));
   CHECK(contains(wide, "#define PARTS (TSN / 128)"));
   CHECK(contains(wide, "#if PARTS == 2\n  wgmma_64x256(d, a, b, accumulate);"));
@@ -266,10 +262,10 @@ TEST_CASE("a warpgroup_mma program marks its sm_90a instructions and asks to be 
   const ProgramText with_strips = gemm_program(describe<Warpgroup>, false, strips);
   CHECK(std::string(with_strips.kernel_name) == "gemm_warpgroup_mma_strips");
   CHECK(with_strips.needs_sm90a);
-  CHECK(contains(joined(with_strips), "#define PANEL 32\n#define LANES 8\n"));
-  CHECK(contains(joined(with_strips), "inline void multiply_strips("));
+  CHECK(contains(whole_text(with_strips), "#define PANEL 32\n#define LANES 8\n"));
+  CHECK(contains(whole_text(with_strips), "inline void multiply_strips("));
   // The pack kernel's program states the same core matrices.
-  const std::string pack = joined(tilegemm::detail::core_tiles_program());
+  const std::string pack = whole_text(tilegemm::detail::core_tiles_program());
   CHECK(contains(pack, "#define CORE_ROWS 8\n#define CORE_COLUMNS 4\n#define CORE_BLOCK 32\n"));
   CHECK(contains(pack, "void pack_core_tiles("));
   CHECK(contains(pack, "inline float to_tf32("));
@@ -282,7 +278,7 @@ TEST_CASE("a bulk_tensor_cores program is tensor_cores' shared code with the cop
   const ProgramText text = gemm_program(describe<Bulk>, true, fp64);
   CHECK(std::string(text.kernel_name) == "gemm_bulk_tensor_cores");
   CHECK(!text.needs_sm90a);  // cp.async.bulk and mbarriers are sm_90's
-  const std::string all = joined(text);
+  const std::string all = whole_text(text);
   CHECK(contains(all,
                  "#define STAGES 3\n#define ROW_PAD_DOUBLE 4\n#define BAND_TILES 8\n"
                  "#define LOCAL_ELEMENTS 25350\n"));
@@ -298,7 +294,7 @@ TEST_CASE("a bulk_tensor_cores program is tensor_cores' shared code with the cop
   for (const char* tf32_or_copies : {"to_tf32", "mma_tf32", ".tf32.", "cp.async.cg", "copy_slice("}) {
     INFO(tf32_or_copies);
     CHECK(!contains(all, tf32_or_copies));
-    CHECK(contains(joined(gemm_program(describe<Tensor>, true, fp64)), tf32_or_copies));
+    CHECK(contains(whole_text(gemm_program(describe<Tensor>, true, fp64)), tf32_or_copies));
   }
   // The copy engine's text says which lines it needs from the family's text before it.
   CHECK(contains(all, "#ifndef SLOTS\n#error \"kernels/copy_engine.hpp needs SLOTS"));
@@ -315,8 +311,8 @@ TEST_CASE("program keys differ exactly when the program text does", "[unit][kern
   CHECK(gemm_program(describe<tilegemm::LocalTiles<8>>, false, {false, false}).key != plain);
   // The same text built twice gets the same key; flags a family ignores do not change its text or key.
   CHECK(gemm_program(describe<tilegemm::LocalTiles<16>>, false, {false, false}).key == plain);
-  CHECK(joined(gemm_program(describe<Kernel6>, false, {true, false})) ==
-        joined(gemm_program(describe<Kernel6>, false, {false, true})));
+  CHECK(whole_text(gemm_program(describe<Kernel6>, false, {true, false})) ==
+        whole_text(gemm_program(describe<Kernel6>, false, {false, true})));
   CHECK(gemm_program(describe<Kernel6>, false, {true, false}).key ==
         gemm_program(describe<Kernel6>, false, {false, true}).key);
   // Every variant of the prefetch family is a program of its own.
@@ -348,7 +344,7 @@ TEST_CASE("program keys differ exactly when the program text does", "[unit][kern
 namespace {
 constexpr char first_text[] = "#define FIRST 1\n";
 constexpr auto second_text = fixed_string("#define SECOND ") + "2\n";
-constexpr char third_text[] = "__kernel void joined(__global float* x) { x[0] = FIRST + SECOND; }\n";
+constexpr char third_text[] = "__kernel void whole_text(__global float* x) { x[0] = FIRST + SECOND; }\n";
 }  // namespace
 
 TEST_CASE("a piece hashed on first use, one text or several, is the same piece as that text hashed at once",

@@ -67,12 +67,6 @@ std::string ptxas_says(const std::string& ptxas, const std::string& ptx, const t
   return said + "exit status " + std::to_string(pclose(pipe));
 }
 
-std::string joined(const ProgramText& text) {
-  std::string all;
-  for (std::size_t i = 0; i < text.count; ++i) all += text.sources[i];
-  return all;
-}
-
 // `text` with `from` replaced by `to`, which must be there.
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
   const std::size_t at = text.find(from);
@@ -128,7 +122,7 @@ TEST_CASE("ptxas neither fences nor serializes the wgmma instructions of the ker
     CHECK_FALSE(says(said, "C7519"));  // warpgroup.arrive injected: each wgmma fenced
     CHECK_FALSE(says(said, "C7514"));  // wgmma serialized: accumulators read while others run
     CHECK_FALSE(says(said, "serialized"));
-    if (c.math == MathMode::tf32x3 && c.shape.k > 128 && !plan.variant.strips) tf32x3_text = joined(text);
+    if (c.math == MathMode::tf32x3 && c.shape.k > 128 && !plan.variant.strips) tf32x3_text = whole_text(text);
     ++checked;
   }
   CHECK(checked >= 6);  // a planner that stopped taking wgmma here would leave these kernels unchecked
