@@ -1088,7 +1088,8 @@ TEST_CASE("warpgroup_mma reads K-contiguous operands through tensor maps in tf32
   PlanOptions tf32;
   tf32.math = MathMode::tf32;
   const DeviceLimits hopper = h200_with_tensor_cores();
-  // Which operands a plan maps: A where it is stored transposed (K-contiguous), B where it is not.
+  // Which operands a plan maps: A in either layout (stored as it is, the kernel turns its boxes into K-major rows), B
+  // where it is not stored transposed (K-contiguous).
   const auto mapped = [&](const GemmShape& s, const DeviceLimits& device = h200_with_tensor_cores(),
                           const KernelDescription& config = describe<tilegemm::WarpgroupMma<128, 256, 32, 4>>,
                           MathMode math = MathMode::tf32) {
@@ -1097,14 +1098,24 @@ TEST_CASE("warpgroup_mma reads K-contiguous operands through tensor maps in tf32
     const Plan plan = plan_product(config, s, device, 4, options);
     CHECK(plan.variant.flag_a == plan.a.mapped);
     CHECK(plan.variant.flag_b == plan.b.mapped);
+    CHECK(plan.variant.outer_a == (plan.a.mapped && !s.trans_a));
     CHECK(plan.a.packed != plan.a.mapped);
     CHECK(plan.b.packed != plan.b.mapped);
+    if (plan.a.mapped) CHECK(plan.a.k_contiguous == s.trans_a);
+    if (plan.b.mapped) CHECK(plan.b.k_contiguous);
     return std::pair{plan.a.mapped, plan.b.mapped};
   };
-  CHECK(mapped(dense_shape(1024, 1024, 1024)) == std::pair{false, true});
+  CHECK(mapped(dense_shape(1024, 1024, 1024)) == std::pair{true, true});
   CHECK(mapped(dense_shape(1024, 1024, 1024, true, false)) == std::pair{true, true});
-  CHECK(mapped(dense_shape(1024, 1024, 1024, false, true)) == std::pair{false, false});
+  CHECK(mapped(dense_shape(1024, 1024, 1024, false, true)) == std::pair{true, false});
   CHECK(mapped(dense_shape(1024, 1024, 1024, true, true)) == std::pair{true, false});
+  // The two layouts of A are two programs.
+  PlanOptions options;
+  options.math = MathMode::tf32;
+  const Plan nn = plan_product(wide, dense_shape(1024, 1024, 1024), hopper, 4, options);
+  const Plan tn = plan_product(wide, dense_shape(1024, 1024, 1024, true, false), hopper, 4, options);
+  CHECK(whole_text(gemm_program(nn.config, false, nn.variant)).find("#define A_MAPPED 2") != std::string::npos);
+  CHECK(whole_text(gemm_program(tn.config, false, tn.variant)).find("#define A_MAPPED 1") != std::string::npos);
   // The mapped operand is the caller's: its offset and leading dimension, K and the corner's rows for the map.
   GemmShape offset = dense_shape(1000, 700, 300, true, false);
   offset.a = {8, 304};
@@ -1122,10 +1133,14 @@ TEST_CASE("warpgroup_mma reads K-contiguous operands through tensor maps in tf32
   // maps.
   GemmShape misaligned = dense_shape(512, 512, 512);
   misaligned.b = {2, 512};
-  CHECK(mapped(misaligned) == std::pair{false, false});
+  CHECK(mapped(misaligned) == std::pair{true, false});
   misaligned.b = {0, 514};
-  CHECK(mapped(misaligned) == std::pair{false, false});
+  CHECK(mapped(misaligned) == std::pair{true, false});
   misaligned.b = {4, 516};
+  CHECK(mapped(misaligned) == std::pair{true, true});
+  misaligned.a = {2, 512};
+  CHECK(mapped(misaligned) == std::pair{false, true});
+  misaligned.a = {0, 514};
   CHECK(mapped(misaligned) == std::pair{false, true});
   CHECK(mapped(dense_shape(1024, 1024, 1024, true, false), hopper, describe<tilegemm::WarpgroupMma<128, 128, 32, 6>>,
                MathMode::tf32x3) == std::pair{false, false});
@@ -1150,10 +1165,20 @@ TEST_CASE("warpgroup_mma reads K-contiguous operands through tensor maps in tf32
                                    dense_shape(1024, 1024, 1024), hopper, 4, tf32);
   CHECK(!tensor.a.mapped);
   CHECK(!tensor.b.mapped);
-  // AutoConfig's tf32 choice for large C reads B so.
+  // AutoConfig's tf32 choice for large C reads B so, and packs an outer-contiguous A where a row of C has more than
+  // outer_map_tile_columns tiles (each turning A's boxes K-major would cost more than the pack's pass).
   const Plan chosen = plan_default(dense_shape(4096, 4096, 4096), hopper, 4, MathMode::tf32);
   CHECK(chosen.config.family == tilegemm::Family::warpgroup_mma);
   CHECK(chosen.b.mapped);
+  CHECK(chosen.config.tile.tsn * outer_map_tile_columns < 4096);
+  CHECK(chosen.a.packed);
+  const Plan medium = plan_default(dense_shape(2048, 2048, 2048), hopper, 4, MathMode::tf32);
+  CHECK(medium.config.tile.tsn * outer_map_tile_columns >= 2048);
+  CHECK(medium.a.mapped);
+  CHECK(medium.variant.outer_a);
+  CHECK_THAT(choice_line(medium, dense_shape(2048, 2048, 2048), hopper, 4, MathMode::tf32),
+             MESSAGE_CONTAINS("A and B read through tensor maps (A turned K-major in local memory)"));
+  CHECK(plan_default(dense_shape(4096, 4096, 4096, true, false), hopper, 4, MathMode::tf32).a.mapped);
 }
 
 TEST_CASE("a tensor_cores configuration is refused where it cannot run, before anything is built",

@@ -122,8 +122,8 @@ class TensorMapsFailed : public Error {
   explicit TensorMapsFailed(const Error& e) : Error(e) {}
 };
 
-// One operand a tensor map describes (make_tensor_maps_arguments): the caller's buffer, K-contiguous, `depth` by
-// `rows`, read in boxes of `box_rows`.
+// One operand a tensor map describes (make_tensor_maps_arguments): the caller's buffer, `depth` by `rows`,
+// K-contiguous or outer-contiguous (`outer`), read in boxes of `box_rows`.
 struct MappedOperand {
   const cl::Buffer& matrix;
   int offset;
@@ -131,6 +131,7 @@ struct MappedOperand {
   int depth;
   int rows;
   int box_rows;
+  int outer;
 };
 
 // The tensor maps of the operands the plan reads through them (kernels/tensor_maps.hpp), made on the device after
@@ -140,8 +141,14 @@ inline void make_tensor_maps(const CallContext& call, const Plan& plan, const Ge
                              KernelOperand& b, const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
   const TileShape& t = plan.config.tile;
   std::vector<MappedOperand> maps;
-  if (plan.a.mapped) maps.push_back({p.a, plan.a.offset, plan.a.ld, p.shape.k, plan.corner_m, t.tsm});
-  if (plan.b.mapped) maps.push_back({p.b, plan.b.offset, plan.b.ld, p.shape.k, plan.corner_n, t.tsn});
+  // An outer-contiguous A in boxes of one warpgroup's rows, which it turns into K-major rows.
+  const auto mapped = [&](const cl::Buffer& matrix, const OperandPlan& operand, int rows, int tile_rows) {
+    const bool outer = !operand.k_contiguous;
+    maps.push_back({matrix, operand.offset, operand.ld, p.shape.k, rows, outer ? tensor_map_outer_rows : tile_rows,
+                    outer ? 1 : 0});
+  };
+  if (plan.a.mapped) mapped(p.a, plan.a, plan.corner_m, t.tsm);
+  if (plan.b.mapped) mapped(p.b, plan.b, plan.corner_n, t.tsn);
   auto buffer = std::make_unique<ScratchBuffer>(call, static_cast<std::size_t>(2 * tensor_map_bytes));
   const cl::Buffer made = buffer->buffer();
   KernelOperand* first = plan.a.mapped ? &a : &b;
@@ -156,8 +163,9 @@ inline void make_tensor_maps(const CallContext& call, const Plan& plan, const Ge
   try {
     KernelLease kernel = make_kernel(call, tensor_maps_program(), tensor_map_bytes / 4);
     set_arguments<make_tensor_maps_arguments>(kernel, 0, made, maps[0].matrix, maps[0].offset, maps[0].ld,
-                                              maps[0].depth, maps[0].rows, maps[0].box_rows, second.matrix,
-                                              second.offset, second.ld, second.depth, second.rows, second.box_rows);
+                                              maps[0].depth, maps[0].rows, maps[0].box_rows, maps[0].outer,
+                                              second.matrix, second.offset, second.ld, second.depth, second.rows,
+                                              second.box_rows, second.outer);
     enqueue_step(call, kernel, cl::NDRange(maps.size() * tensor_map_bytes / 4), cl::NDRange(tensor_map_bytes / 4), wait,
                  events);
   } catch (const Error& e) {

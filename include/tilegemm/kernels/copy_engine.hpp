@@ -59,12 +59,18 @@ inline void arrive(const uint barrier_address) {
 }
 // Copies slice n of A and B into its buffer with the copy engine: a packed operand's slice as one bulk copy
 // (contiguous in global memory), a mapped one's (A_MAPPED, B_MAPPED: read in place through the tensor map at a or b,
-// kernels/tensor_maps.hpp) as the box of rows `rows` (A's in x, B's in y) and depth TSK at k = n TSK.
+// kernels/tensor_maps.hpp) as the box of rows `rows` (A's in x, B's in y) and depth TSK at k = n TSK; A outer-contiguous
+// (A_MAPPED 2) as its boxes of MAP_OUTER_ROWS rows one after the other.
 inline void fetch_slice(const uint local_base, __global const real* a, __global const real* b, const int2 rows,
                         const int n) {
   const uint full = full_barrier(local_base, n % SLOTS), to = local_base + n % SLOTS * SLICE_BYTES;
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(SLICE_BYTES) : "memory");
-#if A_MAPPED
+#if A_MAPPED == 2
+  for (int box = 0; box < TSM / MAP_OUTER_ROWS; ++box) {
+    copy_mapped_box(to + box * MAP_OUTER_ROWS * TSK * (int)sizeof(real), a, rows.x + box * MAP_OUTER_ROWS, n * TSK,
+                    full);
+  }
+#elif A_MAPPED
   copy_mapped_box(to, a, n * TSK, rows.x, full);
 #else
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(to),

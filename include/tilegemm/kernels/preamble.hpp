@@ -82,7 +82,8 @@ template <bool A, bool B, EdgeMode Edges>
 inline constexpr auto layouts_text = edge_mode_names + define_line<A>("A_K_CONTIGUOUS") +
                                      define_line<B>("B_K_CONTIGUOUS") + define_line<static_cast<int>(Edges)>("EDGES");
 
-template <bool A, bool B>
+// A_MAPPED: 0 packed, 1 through a K-contiguous map, 2 through an outer-contiguous one; B_MAPPED: 0 or 1.
+template <int A, bool B>
 inline constexpr auto mapped_text = define_line<A>("A_MAPPED") + define_line<B>("B_MAPPED");
 
 template <bool A, bool B>
@@ -128,15 +129,15 @@ inline TextPiece variant_piece(OperandAccess access, const Variant& v) {
       layouts_piece<false, true>(EdgeMode::vectors),      layouts_piece<true, true>(EdgeMode::vectors),
       layouts_piece<false, false>(EdgeMode::elements),    layouts_piece<true, false>(EdgeMode::elements),
       layouts_piece<false, true>(EdgeMode::elements),     layouts_piece<true, true>(EdgeMode::elements)};
-  static constexpr std::array<TextPiece, 4> mapped = {
-      piece_of<mapped_text<false, false>>(), piece_of<mapped_text<true, false>>(), piece_of<mapped_text<false, true>>(),
-      piece_of<mapped_text<true, true>>()};
+  static constexpr std::array<TextPiece, 6> mapped = {
+      piece_of<mapped_text<0, false>>(), piece_of<mapped_text<1, false>>(), piece_of<mapped_text<0, true>>(),
+      piece_of<mapped_text<1, true>>(),  piece_of<mapped_text<2, false>>(), piece_of<mapped_text<2, true>>()};
   const std::size_t flags = (v.flag_a ? 1 : 0) + (v.flag_b ? 2 : 0);
   switch (access) {
     case OperandAccess::caller_layout:
       return transposes[flags];
     case OperandAccess::core_tiles:
-      return mapped[flags];
+      return v.flag_a && v.outer_a ? mapped[4 + (v.flag_b ? 1 : 0)] : mapped[flags];
     case OperandAccess::either_layout:
       return layouts[flags + 4 * static_cast<std::size_t>(v.edges)];
     default:

@@ -18,43 +18,50 @@ inline constexpr int tensor_map_bytes = 128;
 inline constexpr int tensor_map_depth = 32;
 // The tensor copies read from 16-byte aligned starts and leading dimensions: 4 floats.
 inline constexpr int tensor_map_alignment = 4;
+// A map of an outer-contiguous operand (m of A contiguous) copies boxes of this many rows by tensor_map_depth, one per
+// warpgroup of wgmma (64 rows), which turns its box into K-contiguous rows in place (kernels/warpgroup_mma.hpp).
+inline constexpr int tensor_map_outer_rows = 64;
 // The 128-byte swizzle repeats every 1024 bytes, so slices copied in it start 1024-byte aligned; NVIDIA's driver then
 // counts 1024 bytes more local memory for the kernel (every warpgroup_mma configuration on an H200, 2026-11-29).
 inline constexpr int tensor_map_slices_alignment = 1024;
 
 // MAKE_TENSOR_MAPS_PARAMETERS: the map kernel's arguments, the maps (tensor_map_bytes apart) and the operand each of
-// its two work-groups describes: `depth` K-contiguous elements by `rows` rows, ld elements apart, from `offset` on, in
-// boxes of MAP_DEPTH x box_rows.
+// its two work-groups describes: `depth` elements of K by `rows` rows from `offset` on, K-contiguous (ld elements
+// between rows) or, where `outer`, rows contiguous (ld elements between steps of k); in boxes of MAP_DEPTH x
+// box_rows.
 #define TILEGEMM_TENSOR_MAP_OPERAND(p)                                                                         \
   pointer(p "matrix", floats_in), integer(p "offset"), integer(p "ld"), integer(p "depth"), integer(p "rows"), \
-      integer(p "box_rows")
+      integer(p "box_rows"), integer(p "outer")
 inline constexpr std::array make_tensor_maps_arguments = {pointer("maps", "__global uchar* restrict"),
                                                           TILEGEMM_TENSOR_MAP_OPERAND("first_"),
                                                           TILEGEMM_TENSOR_MAP_OPERAND("second_")};
 #undef TILEGEMM_TENSOR_MAP_OPERAND
 
-inline constexpr auto tensor_map_defines_text = define_line<tensor_map_bytes>("MAP_BYTES") +
-                                                define_line<tensor_map_slices_alignment>("MAP_ALIGNMENT") +
-                                                define_line<tensor_map_depth>("MAP_DEPTH");
+inline constexpr auto tensor_map_defines_text =
+    define_line<tensor_map_bytes>("MAP_BYTES") + define_line<tensor_map_slices_alignment>("MAP_ALIGNMENT") +
+    define_line<tensor_map_depth>("MAP_DEPTH") + define_line<tensor_map_outer_rows>("MAP_OUTER_ROWS");
 
 inline constexpr char tensor_maps_source[] = R"CLC(
-// The tensor map at `map` in local memory (zeroed): the operand at `start`, depth by rows, ld floats apart, in boxes
-// of MAP_DEPTH x box_rows; each float rounded to TF32 (to nearest) as it is copied, the box laid out as wgmma's
-// 128-byte swizzle reads it (row r at 128 r, its 16-byte pieces p at p ^ r % 8), zeros past the edges. PTX takes the
-// element type, the swizzle and the fill as constants: TF32 is 11, the 128-byte swizzle 3, zeros 0.
+// The tensor map at `map` in local memory (zeroed): the operand at `start`, depth by rows, in boxes of MAP_DEPTH x
+// box_rows, each float rounded to TF32 (to nearest) as it is copied, zeros past the edges. K-contiguous (rows ld floats
+// apart), a box is laid out as wgmma's 128-byte swizzle reads it (row r at 128 r, its 16-byte pieces p at p ^ r % 8);
+// outer-contiguous (`outer`: steps of k ld floats apart), as it lies, box_rows floats a step of k. PTX takes the
+// element type, the swizzle and the fill as constants: TF32 is 11, the 128-byte swizzle 3, none 0, zeros 0.
 inline void describe_operand(const uint map, __global const float* start, const int depth, const int rows,
-                             const int ld, const int box_rows) {
+                             const int ld, const int box_rows, const int outer) {
+  const int dim0 = outer ? rows : depth, dim1 = outer ? depth : rows;
+  const int box0 = outer ? box_rows : MAP_DEPTH, box1 = outer ? MAP_DEPTH : box_rows;
   asm volatile(SM90A_ONLY "tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;" ::"r"(map),
                "l"(start) : "memory");
   asm volatile(SM90A_ONLY "tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 1;" ::"r"(map) : "memory");
   asm volatile(SM90A_ONLY "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 0, %1;" ::"r"(map),
-               "r"(MAP_DEPTH) : "memory");
+               "r"(box0) : "memory");
   asm volatile(SM90A_ONLY "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 1, %1;" ::"r"(map),
-               "r"(box_rows) : "memory");
+               "r"(box1) : "memory");
   asm volatile(SM90A_ONLY "tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, %1;" ::"r"(map),
-               "r"(depth) : "memory");
+               "r"(dim0) : "memory");
   asm volatile(SM90A_ONLY "tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %1;" ::"r"(map),
-               "r"(rows) : "memory");
+               "r"(dim1) : "memory");
   asm volatile(SM90A_ONLY "tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, %1;" ::"r"(map),
                "l"((ulong)ld * 4) : "memory");
   asm volatile(SM90A_ONLY "tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 0, 1;" ::"r"(map)
@@ -64,8 +71,13 @@ inline void describe_operand(const uint map, __global const float* start, const 
   asm volatile(SM90A_ONLY "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%0], 11;" ::"r"(map) : "memory");
   asm volatile(SM90A_ONLY "tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%0], 0;" ::"r"(map)
                : "memory");
-  asm volatile(SM90A_ONLY "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%0], 3;" ::"r"(map)
-               : "memory");
+  if (outer) {
+    asm volatile(SM90A_ONLY "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%0], 0;" ::"r"(map)
+                 : "memory");
+  } else {
+    asm volatile(SM90A_ONLY "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%0], 3;" ::"r"(map)
+                 : "memory");
+  }
   asm volatile(SM90A_ONLY "tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%0], 0;" ::"r"(map) : "memory");
 }
 
@@ -80,9 +92,11 @@ void make_tensor_maps(MAKE_TENSOR_MAPS_PARAMETERS) {
   const int second = get_group_id(0) == 1;
   if (get_local_id(0) == 0) {
     if (second) {
-      describe_operand(map, second_matrix + second_offset, second_depth, second_rows, second_ld, second_box_rows);
+      describe_operand(map, second_matrix + second_offset, second_depth, second_rows, second_ld, second_box_rows,
+                       second_outer);
     } else {
-      describe_operand(map, first_matrix + first_offset, first_depth, first_rows, first_ld, first_box_rows);
+      describe_operand(map, first_matrix + first_offset, first_depth, first_rows, first_ld, first_box_rows,
+                       first_outer);
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -99,13 +113,14 @@ inline constexpr char tensor_map_copies_source[] = R"CLC(
 inline void acquire_tensor_map(__global const float* map) {
   asm volatile(SM90A_ONLY "fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(map) : "memory");
 }
-// Copies the box of the operand that `map` describes at depth k and row `row` into local memory at `to` (1024-byte
-// aligned, for the swizzle), its bytes counted on the mbarrier at `full`.
-inline void copy_mapped_box(const uint to, __global const float* map, const int k, const int row, const uint full) {
+// Copies the box of the operand that `map` describes at (x, y) along its first and second dimensions (k and the row
+// where it is K-contiguous, the row and k where it is outer-contiguous) into local memory at `to` (1024-byte aligned,
+// for the swizzle), its bytes counted on the mbarrier at `full`.
+inline void copy_mapped_box(const uint to, __global const float* map, const int x, const int y, const uint full) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
           to),
-      "l"(map), "r"(k), "r"(row), "r"(full)
+      "l"(map), "r"(x), "r"(y), "r"(full)
       : "memory");
 }
 )CLC";

@@ -26,7 +26,9 @@ inline constexpr char warpgroup_mma_layout_source[] = R"CLC(
 // the other, each the image of local memory that wgmma reads, TF32 values in core matrices of 8 rows by 4 floats of k
 // (128 bytes). K is the padded depth, a multiple of TSK. An operand that is K-contiguous in the caller's layout may
 // instead be read in place through a tensor map (A_MAPPED, B_MAPPED; kernels/tensor_maps.hpp): A or B is then its map,
-// and each slice of it lands as rows of 32 floats in the 128-byte swizzle (tf32 slices 32 deep).
+// and each slice of it lands as rows of 32 floats in the 128-byte swizzle (tf32 slices 32 deep). A whose rows are
+// contiguous (A_MAPPED 2) lands as boxes of 64 rows by the slice's steps of k, which each warpgroup turns into those
+// rows in the same bytes before its products (transpose_box).
 //
 // A work-group of TSM / 64 warpgroups (128 work-items each) computes a TSM x TSN tile of C; warpgroup w rows 64 w to
 // 64 w + 63 of it, in parts of 64 x 128, with one wgmma.mma_async per step of 8 of k: m64n128k8, or m64n256k8 on
@@ -79,6 +81,9 @@ inline constexpr char warpgroup_mma_layout_source[] = R"CLC(
 #error "warpgroup_mma reads operands through tensor maps in tf32 only, in slices MAP_DEPTH deep"
 #endif
 #define MAPPED_ROW_BYTES (4 * MAP_DEPTH)  // a row of a mapped slice: one row of the 128-byte swizzle
+#if A_MAPPED == 2 && MAP_OUTER_ROWS != 64
+#error "warpgroup_mma turns an outer-contiguous box of A into rows by warpgroups of 64 rows: MAP_OUTER_ROWS must be 64"
+#endif
 #define TEXT_OF(x) #x
 #define TEXT(x) TEXT_OF(x)
 
@@ -131,6 +136,34 @@ inline void products_end() { asm volatile(SM90A_ONLY "wgmma.commit_group.sync.al
 )CLC";
 
 inline constexpr char warpgroup_mma_products_source[] = R"CLC(
+#if A_MAPPED == 2
+// Waits until the 128 work-items of this warpgroup are here (named barrier 1 + warpgroup; barrier() is number 0).
+inline void warpgroup_barrier(const int warpgroup) {
+  asm volatile("bar.sync %0, 128;" ::"r"(1 + warpgroup) : "memory");
+}
+// A outer-contiguous: this warpgroup's box of the slice in `slot` landed as TSK steps of k of its 64 rows; it becomes,
+// in the same bytes, the 64 K-contiguous rows of the 128-byte swizzle that a K-contiguous map's box lands as (row r at
+// 128 r, its 16-byte pieces p at p ^ r % 8), since wgmma reads TF32 operands K-major only. Every work-item reads its
+// row's half of the steps before any writes, and the rows are made visible to wgmma (the async proxy) before the
+// products. The copies rounded the floats to TF32 already.
+inline void transpose_box(__local float* slot, const int warpgroup, const int tid) {
+  __local float* box = slot + warpgroup * MAP_OUTER_ROWS * TSK;
+  const int row = tid % MAP_OUTER_ROWS;
+  const int first = tid % 128 / MAP_OUTER_ROWS * (TSK / 2);  // this work-item's half of the steps of k
+  float v[TSK / 2];
+#pragma unroll
+  for (int i = 0; i < TSK / 2; ++i) v[i] = box[(first + i) * MAP_OUTER_ROWS + row];
+  warpgroup_barrier(warpgroup);
+#pragma unroll
+  for (int i = 0; i < TSK / 2; i += 4) {
+    const int piece = (first + i) / 4;
+    *(__local float4*)(box + row * MAP_DEPTH + 4 * (piece ^ row % 8)) = (float4)(v[i], v[i + 1], v[i + 2], v[i + 3]);
+  }
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  warpgroup_barrier(warpgroup);
+}
+#endif
+
 // Once slice s's products are issued: lets at most MMA_PENDING groups of this work-item's products run, says that this
 // warp is done with the buffer of those before, and (one work-item) starts copying slice s + AHEAD into that buffer
 // once every warp is.
@@ -237,6 +270,9 @@ inline void multiply_tile(const int2 tile, __local float* slices, const int M, c
 #else
   for (int s = 0; s < count; ++s) {
     const uint slice = slice_ready(local_base, s);
+#if A_MAPPED == 2
+    transpose_box(slices + s % SLOTS * (SLICE_BYTES / 4), warpgroup, tid);
+#endif
     products_begin();
     slice_products(acc, slice, warpgroup, false, false);
     products_end();
