@@ -130,14 +130,15 @@ inline TextPiece variant_piece(OperandAccess access, const Variant& v) {
       layouts_piece<false, false>(EdgeMode::elements),    layouts_piece<true, false>(EdgeMode::elements),
       layouts_piece<false, true>(EdgeMode::elements),     layouts_piece<true, true>(EdgeMode::elements)};
   static constexpr std::array<TextPiece, 6> mapped = {
-      piece_of<mapped_text<0, false>>(), piece_of<mapped_text<1, false>>(), piece_of<mapped_text<0, true>>(),
-      piece_of<mapped_text<1, true>>(),  piece_of<mapped_text<2, false>>(), piece_of<mapped_text<2, true>>()};
+      piece_of<mapped_text<0, false>>(), piece_of<mapped_text<1, false>>(), piece_of<mapped_text<2, false>>(),
+      piece_of<mapped_text<0, true>>(),  piece_of<mapped_text<1, true>>(),  piece_of<mapped_text<2, true>>()};
   const std::size_t flags = (v.flag_a ? 1 : 0) + (v.flag_b ? 2 : 0);
+  const std::size_t a_mapped = v.flag_a ? (v.outer_a ? 2 : 1) : 0;  // A_MAPPED
   switch (access) {
     case OperandAccess::caller_layout:
       return transposes[flags];
     case OperandAccess::core_tiles:
-      return v.flag_a && v.outer_a ? mapped[4 + (v.flag_b ? 1 : 0)] : mapped[flags];
+      return mapped[a_mapped + (v.flag_b ? 3 : 0)];
     case OperandAccess::either_layout:
       return layouts[flags + 4 * static_cast<std::size_t>(v.edges)];
     default:
