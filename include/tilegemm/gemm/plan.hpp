@@ -409,7 +409,8 @@ inline OperandPlan mapped_operand(const Storage& stored, bool k_contiguous) {
 // reading the same rows of A) grows: so only where a row has at most outer_map_tile_columns tiles. Whole calls
 // (benchmarks/README.md, "A turned K-major in local memory"): 1024^3 (8 tiles of 64 x 128 a row) 24.5-26.4 us against
 // 23.9-34.0 packed, 2048^3 (8 of 128 x 256) 59-65 against 64-69; 4096^3 (16) 420-454 against 401-434, 8192^3 (32)
-// 3436-3527 against 3130-3294. B's boxes, which every warpgroup reads, would need the whole work-group: B is packed.
+// 3436-3527 against 3130-3294. B's boxes, which every warpgroup reads, would need the whole work-group: B is packed,
+// and where it is, A is packed with it in the same launch rather than turned (which would save no launch).
 inline constexpr int outer_map_tile_columns = 8;
 inline bool outer_maps_pay(const GemmShape& s, const TileShape& t) {
   return (s.n + t.tsn - 1) / t.tsn <= outer_map_tile_columns;
@@ -421,8 +422,8 @@ inline MaybeRefusal plan_core_tile_operands(Plan& plan, const GemmShape& s, cons
                                             std::size_t scalar_size) {
   const TileShape& t = plan.config.tile;
   const int parts = plan.variant.mma == MmaKind::tf32x3 ? 2 : 1;
-  const bool map_a = maps_operand(plan, s, device, s.a, s.trans_a, outer_maps_pay(s, t));
   const bool map_b = maps_operand(plan, s, device, s.b, !s.trans_b, false);
+  const bool map_a = maps_operand(plan, s, device, s.a, s.trans_a, map_b && outer_maps_pay(s, t));
   if (!map_a) {
     if (MaybeRefusal refused = core_tile_copy_refusal(s.m, s.k, t.tsm, t.tsk, parts, s.batch)) return refused;
   }
