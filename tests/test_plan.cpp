@@ -1081,8 +1081,10 @@ TEST_CASE("a warpgroup_mma configuration is refused where it cannot run, before 
   CHECK(split.b.stride == copy_elements(split.b));
 }
 
-TEST_CASE("warpgroup_mma reads K-contiguous operands through tensor maps in tf32, where they are 16-byte aligned",
-          "[unit][plan][tensor_cores]") {
+TEST_CASE(
+    "warpgroup_mma reads 16-byte aligned operands through tensor maps in tf32: K-contiguous ones, and A as it "
+    "is where B is mapped",
+    "[unit][plan][tensor_cores]") {
   using tilegemm::MathMode;
   const KernelDescription wide = describe<tilegemm::WarpgroupMma<128, 256, 32, 4>>;
   PlanOptions tf32;

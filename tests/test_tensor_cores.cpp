@@ -409,8 +409,10 @@ TEST_CASE("where the driver cannot make tensor maps, the product is planned agai
   CHECK(tilegemm::detail::device_limits(queue.getInfo<CL_QUEUE_DEVICE>()).tensor_maps_refused);
 }
 
-TEST_CASE("warpgroup_mma in tf32 reads K-contiguous aligned operands through tensor maps, every shape and transpose",
-          "[tensor_cores][gpu]") {
+TEST_CASE(
+    "warpgroup_mma in tf32 reads aligned operands through tensor maps (an M-contiguous A turned K-major), every "
+    "shape and transpose",
+    "[tensor_cores][gpu]") {
   if (!device_has_warpgroup_mma(tilegemm::default_queue())) return;  // the refusal is checked above
   check_mapped_shapes<WarpgroupWide>();
   check_mapped_shapes<WarpgroupDeep>();
