@@ -105,7 +105,7 @@ void check_config(const CallContext& call) {
   if (config.reads_tensor_maps && plain.mma == MmaKind::tf32 && config.tile.tsk == tensor_map_depth) {
     variants.push_back(plain);  // B through a tensor map: its slices' alignment counted (mapped_local_memory_bytes)
     variants.back().flag_b = true;
-    variants.push_back(variants.back());  // and A, outer-contiguous, turned K-major in the same local memory
+    variants.push_back(variants.back());  // and A, outer-contiguous, in boxes of more rows (its fragments loaded)
     variants.back().flag_a = true;
     variants.back().outer_a = true;
   }
@@ -113,7 +113,7 @@ void check_config(const CallContext& call) {
     INFO("strips " << variant.strips << ", B mapped " << variant.flag_b << ", A outer-contiguous " << variant.outer_a);
     // The strip code's stage: beside the tiles' local memory, or in it.
     const std::size_t stage = variant.strips && !config.strips_share_local_memory ? strip_stage : 0;
-    const std::size_t planned = (variant.flag_b ? mapped_local_memory_bytes(config, sizeof(Scalar))
+    const std::size_t planned = (variant.flag_b ? mapped_local_memory_bytes(config, sizeof(Scalar), variant.outer_a)
                                                 : config.local_memory_elements * sizeof(Scalar)) +
                                 stage * sizeof(Scalar);
     if (planned > local_memory_limit(config, call.limits)) continue;

@@ -1082,17 +1082,17 @@ TEST_CASE("a warpgroup_mma configuration is refused where it cannot run, before 
 }
 
 TEST_CASE(
-    "warpgroup_mma reads 16-byte aligned operands through tensor maps in tf32: K-contiguous ones, and A as it "
-    "is where B is mapped",
+    "warpgroup_mma reads 16-byte aligned operands through tensor maps in tf32: K-contiguous ones, and A in either "
+    "layout",
     "[unit][plan][tensor_cores]") {
   using tilegemm::MathMode;
   const KernelDescription wide = describe<tilegemm::WarpgroupMma<128, 256, 32, 4>>;
   PlanOptions tf32;
   tf32.math = MathMode::tf32;
   const DeviceLimits hopper = h200_with_tensor_cores();
-  // Which operands a plan maps: B where it is not stored transposed (K-contiguous), A where it is (K-contiguous) and,
-  // where B is mapped, also as it is (the kernel turns its boxes into K-major rows; with B packed, A is packed in the
-  // same launch).
+  // Which operands a plan maps: B where it is not stored transposed (K-contiguous; wgmma reads B K-major from local
+  // memory), A either way (M-contiguous, wgmma takes its fragments from registers), and the local memory of A's boxes.
+  // An NT product packs B alone.
   const auto mapped = [&](const GemmShape& s, const DeviceLimits& device = h200_with_tensor_cores(),
                           const KernelDescription& config = describe<tilegemm::WarpgroupMma<128, 256, 32, 4>>,
                           MathMode math = MathMode::tf32) {
@@ -1110,7 +1110,7 @@ TEST_CASE(
   };
   CHECK(mapped(dense_shape(1024, 1024, 1024)) == std::pair{true, true});
   CHECK(mapped(dense_shape(1024, 1024, 1024, true, false)) == std::pair{true, true});
-  CHECK(mapped(dense_shape(1024, 1024, 1024, false, true)) == std::pair{false, false});
+  CHECK(mapped(dense_shape(1024, 1024, 1024, false, true)) == std::pair{true, false});
   CHECK(mapped(dense_shape(1024, 1024, 1024, true, true)) == std::pair{true, false});
   // The two layouts of A are two programs.
   PlanOptions options;
@@ -1136,9 +1136,9 @@ TEST_CASE(
   // maps.
   GemmShape misaligned = dense_shape(512, 512, 512);
   misaligned.b = {2, 512};
-  CHECK(mapped(misaligned) == std::pair{false, false});
+  CHECK(mapped(misaligned) == std::pair{true, false});
   misaligned.b = {0, 514};
-  CHECK(mapped(misaligned) == std::pair{false, false});
+  CHECK(mapped(misaligned) == std::pair{true, false});
   misaligned.b = {4, 516};
   CHECK(mapped(misaligned) == std::pair{true, true});
   misaligned.a = {2, 512};
@@ -1163,24 +1163,26 @@ TEST_CASE(
   CHECK(mapped(dense_shape(1024, 1024, 1024, true, false), tight) == std::pair{false, false});
   tight.local_memory_bytes = mapped_local_memory_bytes(wide, 4);
   CHECK(mapped(dense_shape(1024, 1024, 1024, true, false), tight) == std::pair{true, true});
+  // An M-contiguous A's boxes hold 8 rows more per warpgroup in every buffer.
+  CHECK(mapped(dense_shape(1024, 1024, 1024), tight) == std::pair{false, true});
+  CHECK(mapped_local_memory_bytes(wide, 4, true) == mapped_local_memory_bytes(wide, 4) + 4 * 2 * 8 * 32 * 4);
+  tight.local_memory_bytes = mapped_local_memory_bytes(wide, 4, true);
+  CHECK(mapped(dense_shape(1024, 1024, 1024), tight) == std::pair{true, true});
   // Other families never map.
   const Plan tensor = plan_product(describe<tilegemm::TensorCores<64, 64, 16, 32, 32, 2>>,
                                    dense_shape(1024, 1024, 1024), hopper, 4, tf32);
   CHECK(!tensor.a.mapped);
   CHECK(!tensor.b.mapped);
-  // AutoConfig's tf32 choice for large C reads B so, and packs an outer-contiguous A where a row of C has more than
-  // outer_map_tile_columns tiles (each turning A's boxes K-major would cost more than the pack's pass).
-  const Plan chosen = plan_default(dense_shape(4096, 4096, 4096), hopper, 4, MathMode::tf32);
-  CHECK(chosen.config.family == tilegemm::Family::warpgroup_mma);
-  CHECK(chosen.b.mapped);
-  CHECK(chosen.config.tile.tsn * outer_map_tile_columns < 4096);
-  CHECK(chosen.a.packed);
-  const Plan medium = plan_default(dense_shape(2048, 2048, 2048), hopper, 4, MathMode::tf32);
-  CHECK(medium.config.tile.tsn * outer_map_tile_columns >= 2048);
-  CHECK(medium.a.mapped);
-  CHECK(medium.variant.outer_a);
-  CHECK_THAT(choice_line(medium, dense_shape(2048, 2048, 2048), hopper, 4, MathMode::tf32),
-             MESSAGE_CONTAINS("A and B read through tensor maps (A turned K-major in local memory)"));
+  // AutoConfig's tf32 choice reads both so, at every size, and says how it reads A.
+  for (int n : {1024, 2048, 4096, 8192}) {
+    const Plan chosen = plan_default(dense_shape(n, n, n), hopper, 4, MathMode::tf32);
+    CHECK(chosen.config.family == tilegemm::Family::warpgroup_mma);
+    CHECK(chosen.a.mapped);
+    CHECK(chosen.b.mapped);
+    CHECK(chosen.variant.outer_a);
+    CHECK_THAT(choice_line(chosen, dense_shape(n, n, n), hopper, 4, MathMode::tf32),
+               MESSAGE_CONTAINS("A and B read through tensor maps (A's fragments loaded into registers)"));
+  }
   CHECK(plan_default(dense_shape(4096, 4096, 4096, true, false), hopper, 4, MathMode::tf32).a.mapped);
 }
 

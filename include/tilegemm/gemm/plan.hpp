@@ -379,41 +379,37 @@ inline OperandPlan core_tile_copy(int outer, int inner, bool outer_contiguous, i
   return plan;
 }
 
-// The local memory of a configuration's kernels that read tensor maps: tensor_map_slices_alignment bytes more.
-inline std::size_t mapped_local_memory_bytes(const KernelDescription& config, std::size_t scalar_size) {
-  return config.local_memory_elements * scalar_size + tensor_map_slices_alignment;
+// The local memory of a configuration's kernels that read tensor maps: tensor_map_slices_alignment bytes more, and
+// where A is outer-contiguous (`outer_a`) its boxes' rows past the tile's (kernels/tensor_maps.hpp), in every buffer.
+inline std::size_t outer_map_local_elements(const TileShape& t) {
+  return static_cast<std::size_t>(t.stages) * (t.tsm / tensor_map_outer_rows) *
+         (tensor_map_outer_pitch - tensor_map_outer_rows) * t.tsk;
+}
+inline std::size_t mapped_local_memory_bytes(const KernelDescription& config, std::size_t scalar_size,
+                                             bool outer_a = false) {
+  return (config.local_memory_elements + (outer_a ? outer_map_local_elements(config.tile) : 0)) * scalar_size +
+         tensor_map_slices_alignment;
 }
 // Whether a family of core tiles reads an operand in place through a tensor map rather than packed: in tf32 (the
 // copies round to TF32 and zero the edges as the pack kernel does) with slices one box deep, a single product, the
-// operand K-contiguous in the caller's layout, or outer-contiguous where `outer_maps` (see outer_maps_pay), from a
-// 16-byte aligned start with a leading dimension of whole 16 bytes, where the device has not failed to make a map and
-// the kernel's local memory fits with the mapped slices' alignment. It spares the pack kernel's pass over the operand
-// and its launch: on an H200 that pass was 12-30% of a tf32 call (benchmarks/README.md, "wgmma: 64 x 256 a step").
+// operand K-contiguous in the caller's layout, or outer-contiguous where the kernel reads it so (`outer_maps`: A, whose
+// fragments wgmma takes from registers; B it reads from local memory, K-major only), from a 16-byte aligned start with
+// a leading dimension of whole 16 bytes, where the device has not failed to make a map and the kernel's local memory
+// fits with the mapped slices' alignment (and A's boxes). It spares the pack kernel's pass over the operand and its
+// launch: on an H200 that pass was 12-30% of a tf32 call (benchmarks/README.md, "wgmma: 64 x 256 a step"); an
+// M-contiguous A so read made the product kernel no slower than on packed operands ("A's fragments from registers").
 inline bool maps_operand(const Plan& plan, const GemmShape& s, const DeviceLimits& device, const Storage& stored,
                          bool k_contiguous, bool outer_maps) {
   return plan.config.reads_tensor_maps && !device.tensor_maps_refused && plan.variant.mma == MmaKind::tf32 &&
          plan.config.tile.tsk == tensor_map_depth && s.batch == 1 && (k_contiguous || outer_maps) &&
          stored.offset % tensor_map_alignment == 0 && stored.ld % tensor_map_alignment == 0 &&
-         mapped_local_memory_bytes(plan.config, sizeof(float)) <= local_memory_limit(plan.config, device);
+         mapped_local_memory_bytes(plan.config, sizeof(float), !k_contiguous) <=
+             local_memory_limit(plan.config, device);
 }
 inline OperandPlan mapped_operand(const Storage& stored, bool k_contiguous) {
   OperandPlan plan = in_place(stored, !k_contiguous, 1);
   plan.mapped = true;
   return plan;
-}
-
-// An outer-contiguous A (tf32 wgmma reads K-major operands only) through a map: each warpgroup turns its box of every
-// slice into K-major rows in local memory (kernels/warpgroup_mma.hpp), which made the product kernel a quarter slower
-// on an H200 (profiling events: 1024^3 22.3-23.3 us against 17.9-19.2 on packed A, 2048^3 56.8-59.1 against
-// 48.1-48.4), while the pack kernel's pass and launch cost the call a share that falls as a row of C's tiles (each
-// reading the same rows of A) grows: so only where a row has at most outer_map_tile_columns tiles. Whole calls
-// (benchmarks/README.md, "A turned K-major in local memory"): 1024^3 (8 tiles of 64 x 128 a row) 24.5-26.4 us against
-// 23.9-34.0 packed, 2048^3 (8 of 128 x 256) 59-65 against 64-69; 4096^3 (16) 420-454 against 401-434, 8192^3 (32)
-// 3436-3527 against 3130-3294. B's boxes, which every warpgroup reads, would need the whole work-group: B is packed,
-// and where it is, A is packed with it in the same launch rather than turned (which would save no launch).
-inline constexpr int outer_map_tile_columns = 8;
-inline bool outer_maps_pay(const GemmShape& s, const TileShape& t) {
-  return (s.n + t.tsn - 1) / t.tsn <= outer_map_tile_columns;
 }
 
 // The warpgroup_mma family: each operand copied into core tiles, or read through a tensor map where maps_operand
@@ -423,7 +419,7 @@ inline MaybeRefusal plan_core_tile_operands(Plan& plan, const GemmShape& s, cons
   const TileShape& t = plan.config.tile;
   const int parts = plan.variant.mma == MmaKind::tf32x3 ? 2 : 1;
   const bool map_b = maps_operand(plan, s, device, s.b, !s.trans_b, false);
-  const bool map_a = maps_operand(plan, s, device, s.a, s.trans_a, map_b && outer_maps_pay(s, t));
+  const bool map_a = maps_operand(plan, s, device, s.a, s.trans_a, true);
   if (!map_a) {
     if (MaybeRefusal refused = core_tile_copy_refusal(s.m, s.k, t.tsm, t.tsk, parts, s.batch)) return refused;
   }

@@ -47,7 +47,7 @@ inline std::string choice_line(const Plan& plan, const GemmShape& s, const Devic
     line += plan.a.mapped && plan.b.mapped
                 ? ", A and B read through tensor maps"
                 : std::string(", ") + (plan.a.mapped ? "A" : "B") + " read through a tensor map";
-    if (plan.variant.outer_a) line += " (A turned K-major in local memory)";
+    if (plan.variant.outer_a) line += " (A's fragments loaded into registers)";
   }
   if (plan.slices > 1) line += ", " + std::to_string(plan.slices) + " slices of K";
   const std::string shape = std::string(shape_class_name(shape_class(s.m, s.n, s.k)));

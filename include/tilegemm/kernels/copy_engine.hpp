@@ -60,14 +60,14 @@ inline void arrive(const uint barrier_address) {
 // Copies slice n of A and B into its buffer with the copy engine: a packed operand's slice as one bulk copy
 // (contiguous in global memory), a mapped one's (A_MAPPED, B_MAPPED: read in place through the tensor map at a or b,
 // kernels/tensor_maps.hpp) as the box of rows `rows` (A's in x, B's in y) and depth TSK at k = n TSK; A outer-contiguous
-// (A_MAPPED 2) as its boxes of MAP_OUTER_ROWS rows one after the other.
+// (A_MAPPED 2) as a box of MAP_OUTER_PITCH rows from every MAP_OUTER_ROWS, one after the other.
 inline void fetch_slice(const uint local_base, __global const real* a, __global const real* b, const int2 rows,
                         const int n) {
   const uint full = full_barrier(local_base, n % SLOTS), to = local_base + n % SLOTS * SLICE_BYTES;
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(SLICE_BYTES) : "memory");
 #if A_MAPPED == 2
   for (int box = 0; box < TSM / MAP_OUTER_ROWS; ++box) {
-    copy_mapped_box(to + box * MAP_OUTER_ROWS * TSK * (int)sizeof(real), a, rows.x + box * MAP_OUTER_ROWS, n * TSK,
+    copy_mapped_box(to + box * MAP_OUTER_PITCH * TSK * (int)sizeof(real), a, rows.x + box * MAP_OUTER_ROWS, n * TSK,
                     full);
   }
 #elif A_MAPPED

@@ -18,9 +18,12 @@ inline constexpr int tensor_map_bytes = 128;
 inline constexpr int tensor_map_depth = 32;
 // The tensor copies read from 16-byte aligned starts and leading dimensions: 4 floats.
 inline constexpr int tensor_map_alignment = 4;
-// A map of an outer-contiguous operand (m of A contiguous) copies boxes of this many rows by tensor_map_depth, one per
-// warpgroup of wgmma (64 rows), which turns its box into K-contiguous rows in place (kernels/warpgroup_mma.hpp).
+// A map of an outer-contiguous operand (m of A contiguous) serves wgmma's warpgroups, this many rows each, which load
+// their fragments of A from it into registers (kernels/warpgroup_mma.hpp)...
 inline constexpr int tensor_map_outer_rows = 64;
+// ... from boxes of this many rows by tensor_map_depth (their own and the next 8): a step of k 72 floats on from the
+// one before lies 8 banks of local memory on, so the 32 work-items of a warp, reading 8 rows at 4 steps, meet 32 banks.
+inline constexpr int tensor_map_outer_pitch = tensor_map_outer_rows + 8;
 // The 128-byte swizzle repeats every 1024 bytes, so slices copied in it start 1024-byte aligned; NVIDIA's driver then
 // counts 1024 bytes more local memory for the kernel (every warpgroup_mma configuration on an H200, 2026-11-29).
 inline constexpr int tensor_map_slices_alignment = 1024;
@@ -39,7 +42,8 @@ inline constexpr std::array make_tensor_maps_arguments = {pointer("maps", "__glo
 
 inline constexpr auto tensor_map_defines_text =
     define_line<tensor_map_bytes>("MAP_BYTES") + define_line<tensor_map_slices_alignment>("MAP_ALIGNMENT") +
-    define_line<tensor_map_depth>("MAP_DEPTH") + define_line<tensor_map_outer_rows>("MAP_OUTER_ROWS");
+    define_line<tensor_map_depth>("MAP_DEPTH") + define_line<tensor_map_outer_rows>("MAP_OUTER_ROWS") +
+    define_line<tensor_map_outer_pitch>("MAP_OUTER_PITCH");
 
 inline constexpr char tensor_maps_source[] = R"CLC(
 // The tensor map at `map` in local memory (zeroed): the operand at `start`, depth by rows, in boxes of MAP_DEPTH x

@@ -33,7 +33,7 @@ struct Variant {
   EdgeMode edges = EdgeMode::whole_tiles;  // either_layout only
   bool strips = false;                     // the entry point that also multiplies the strips outside a tiled corner
   MmaKind mma = MmaKind::none;             // tensor_cores only
-  bool outer_a = false;                    // core_tiles: A's map is outer-contiguous (turned into K-major rows)
+  bool outer_a = false;                    // core_tiles: A's map is outer-contiguous (wgmma reads A from registers)
 };
 
 }  // namespace tilegemm::detail

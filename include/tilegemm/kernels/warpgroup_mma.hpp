@@ -27,8 +27,9 @@ inline constexpr char warpgroup_mma_layout_source[] = R"CLC(
 // (128 bytes). K is the padded depth, a multiple of TSK. An operand that is K-contiguous in the caller's layout may
 // instead be read in place through a tensor map (A_MAPPED, B_MAPPED; kernels/tensor_maps.hpp): A or B is then its map,
 // and each slice of it lands as rows of 32 floats in the 128-byte swizzle (tf32 slices 32 deep). A whose rows are
-// contiguous (A_MAPPED 2) lands as boxes of 64 rows by the slice's steps of k, which each warpgroup turns into those
-// rows in the same bytes before its products (transpose_box).
+// contiguous (A_MAPPED 2) lands as one box per warpgroup, MAP_OUTER_PITCH rows (its 64 and padding) by the slice's
+// steps of k, which wgmma cannot read (TF32 operands are K-major in local memory): each work-item loads its fragments
+// of A from the box into registers, and wgmma reads A there (a_fragment).
 //
 // A work-group of TSM / 64 warpgroups (128 work-items each) computes a TSM x TSN tile of C; warpgroup w rows 64 w to
 // 64 w + 63 of it, in parts of 64 x 128, with one wgmma.mma_async per step of 8 of k: m64n128k8, or m64n256k8 on
@@ -61,17 +62,24 @@ inline constexpr char warpgroup_mma_layout_source[] = R"CLC(
 #else
 #define SPLIT 1
 #endif
-#define PART_A_BYTES (4 * TSM * TSK)
+#if A_MAPPED == 2
+#define SLICE_A (TSM / MAP_OUTER_ROWS * MAP_OUTER_PITCH * TSK)  // elements of a slice of A: a box per warpgroup
+#else
+#define SLICE_A (SPLIT * TSM * TSK)  // elements of a slice of A (each part's, one after the other)
+#endif
+#define PART_A_BYTES (4 * SLICE_A / SPLIT)
 #define PART_B_BYTES (4 * TSN * TSK)
-#define SLICE_A (SPLIT * TSM * TSK)  // elements of a slice of A, of B
-#define SLICE_B (SPLIT * TSN * TSK)
+#define SLICE_B (SPLIT * TSN * TSK)  // of B
 #define SLICE_BYTES (4 * (SLICE_A + SLICE_B))
 #define SLOTS (STAGES / SPLIT)  // slices in local memory at once
 #define CORE_BYTES (4 * CORE_ROWS * CORE_COLUMNS)
 #define ROW_GROUP_BYTES (TSK / CORE_COLUMNS * CORE_BYTES)  // 8 rows of a slice
 #define AHEAD (SLOTS - MMA_PENDING)
 #define BARRIERS_AT (SLOTS * SLICE_BYTES)  // bytes into local memory: full[SLOTS], then empty[SLOTS] (8 bytes each)
-#if 4 * LOCAL_ELEMENTS < BARRIERS_AT + 16 * SLOTS
+// A's boxes hold more rows than the tile (MAP_OUTER_PITCH a warpgroup): the host counts them beside LOCAL_ELEMENTS
+// (outer_map_local_elements).
+#define SLICES_ELEMENTS (LOCAL_ELEMENTS + SLOTS * (SLICE_A - SPLIT * TSM * TSK))
+#if 4 * SLICES_ELEMENTS < BARRIERS_AT + 16 * SLOTS
 #error "the local memory of a warpgroup_mma work-group has no room for its mbarriers"
 #endif
 // tf32x3: the slices whose products the tensor cores sum before they are added to acc in FP32, SUMMED_DEPTH of k
@@ -81,8 +89,8 @@ inline constexpr char warpgroup_mma_layout_source[] = R"CLC(
 #error "warpgroup_mma reads operands through tensor maps in tf32 only, in slices MAP_DEPTH deep"
 #endif
 #define MAPPED_ROW_BYTES (4 * MAP_DEPTH)  // a row of a mapped slice: one row of the 128-byte swizzle
-#if A_MAPPED == 2 && MAP_OUTER_ROWS != 64
-#error "warpgroup_mma turns an outer-contiguous box of A into rows by warpgroups of 64 rows: MAP_OUTER_ROWS must be 64"
+#if A_MAPPED == 2 && (MAP_OUTER_ROWS != 64 || MAP_OUTER_PITCH % 32 != 8)
+#error "warpgroup_mma reads an outer-contiguous A in boxes of a warpgroup's 64 rows, steps of k 8 banks apart"
 #endif
 #define TEXT_OF(x) #x
 #define TEXT(x) TEXT_OF(x)
@@ -117,6 +125,21 @@ inline void wgmma_64x256(float d[2][64], const ulong a, const ulong b, const int
                : WGMMA_D64(d[0], 0), WGMMA_D64(d[1], 0)
                : "l"(a), "l"(b), "r"(accumulate));
 }
+// The same two with A from registers: a holds this work-item's fragment of the warpgroup's 64 x 8 of A (a_fragment).
+inline void wgmma_64x128_a_registers(float d[64], const uint4 a, const ulong b) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n" SM90A_ONLY
+               "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" WGMMA_LIST64
+               "}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+               : WGMMA_D64(d, 0)
+               : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "l"(b), "r"(1));
+}
+inline void wgmma_64x256_a_registers(float d[2][64], const uint4 a, const ulong b) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n" SM90A_ONLY
+               "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" WGMMA_LIST128
+               "}, {%128, %129, %130, %131}, %132, p, 1, 1;\n}\n"
+               : WGMMA_D64(d[0], 0), WGMMA_D64(d[1], 0)
+               : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "l"(b), "r"(1));
+}
 // d (this warpgroup's 64 x TSN) = a * b + (accumulate ? d : 0), 8 deep; b the descriptor of the slice's first
 // TSN rows of B.
 inline void wgmma_step(float d[PARTS][64], const ulong a, const ulong b, const int accumulate) {
@@ -124,6 +147,13 @@ inline void wgmma_step(float d[PARTS][64], const ulong a, const ulong b, const i
   wgmma_64x256(d, a, b, accumulate);
 #else
   wgmma_64x128(d[0], a, b, accumulate);
+#endif
+}
+inline void wgmma_step_a_registers(float d[PARTS][64], const uint4 a, const ulong b) {
+#if PARTS == 2
+  wgmma_64x256_a_registers(d, a, b);
+#else
+  wgmma_64x128_a_registers(d[0], a, b);
 #endif
 }
 // The wgmma bookkeeping: before a slice's products (their accumulators were written by other instructions), after
@@ -136,31 +166,37 @@ inline void products_end() { asm volatile(SM90A_ONLY "wgmma.commit_group.sync.al
 )CLC";
 
 inline constexpr char warpgroup_mma_products_source[] = R"CLC(
-#if A_MAPPED == 2
-// Waits until the 128 work-items of this warpgroup are here (named barrier 1 + warpgroup; barrier() is number 0).
-inline void warpgroup_barrier(const int warpgroup) {
-  asm volatile("bar.sync %0, 128;" ::"r"(1 + warpgroup) : "memory");
+// tf32: the descriptor of step k (8 deep) of B in the slice at `slice`, mapped or packed.
+inline ulong b_step(const uint slice, const int k) {
+#if B_MAPPED
+  return swizzled_descriptor(slice + PART_A_BYTES + 4 * k);
+#else
+  return matrix_descriptor(slice + PART_A_BYTES + k / CORE_COLUMNS * CORE_BYTES);
+#endif
 }
-// A outer-contiguous: this warpgroup's box of the slice in `slot` landed as TSK steps of k of its 64 rows; it becomes,
-// in the same bytes, the 64 K-contiguous rows of the 128-byte swizzle that a K-contiguous map's box lands as (row r at
-// 128 r, its 16-byte pieces p at p ^ r % 8), since wgmma reads TF32 operands K-major only. Every work-item reads its
-// row's half of the steps before any writes, and the rows are made visible to wgmma (the async proxy) before the
-// products. The copies rounded the floats to TF32 already.
-inline void transpose_box(__local float* slot, const int warpgroup, const int tid) {
-  __local float* box = slot + warpgroup * MAP_OUTER_ROWS * TSK;
-  const int row = tid % MAP_OUTER_ROWS;
-  const int first = tid % 128 / MAP_OUTER_ROWS * (TSK / 2);  // this work-item's half of the steps of k
-  float v[TSK / 2];
+
+#if A_MAPPED == 2
+// A outer-contiguous: this work-item's fragment of step k (8 deep) of its warpgroup's box of the slice at `box` (steps
+// of k MAP_OUTER_PITCH floats apart), as wgmma takes A from registers: rows 16 warp + g and + 8, steps t and t + 4.
+// The pitch puts the 32 work-items of a warp on 32 banks. The copies rounded the floats to TF32 already.
+inline uint4 a_fragment(__local const float* box, const int k, const int warp, const int g, const int t) {
+  __local const float* at = box + (k + t) * MAP_OUTER_PITCH + 16 * warp + g;
+  return (uint4)(as_uint(at[0]), as_uint(at[8]), as_uint(at[4 * MAP_OUTER_PITCH]), as_uint(at[4 * MAP_OUTER_PITCH + 8]));
+}
+// The products of the slice at `slice` (its buffer at `buffer`) for this warpgroup's 64 rows, d += a * b, A's fragments
+// loaded first: wgmma reads them while it runs, so ptxas keeps them until its products are waited for. (The caller
+// takes the slices two at a time: with one loop body for every slice, the next slice's fragments would land in the
+// registers the products before them still read, and ptxas waits for those products first: in an H200's run, 2048^3
+// took 63.5 us a product against 50.2.)
+inline void slice_products_a_registers(float d[PARTS][64], const uint slice, __local const float* buffer,
+                                       const int warpgroup, const int warp, const int g, const int t) {
+  uint4 a[TSK / 8];
 #pragma unroll
-  for (int i = 0; i < TSK / 2; ++i) v[i] = box[(first + i) * MAP_OUTER_ROWS + row];
-  warpgroup_barrier(warpgroup);
+  for (int k = 0; k < TSK; k += 8) a[k / 8] = a_fragment(buffer + warpgroup * MAP_OUTER_PITCH * TSK, k, warp, g, t);
+  products_begin();
 #pragma unroll
-  for (int i = 0; i < TSK / 2; i += 4) {
-    const int piece = (first + i) / 4;
-    *(__local float4*)(box + row * MAP_DEPTH + 4 * (piece ^ row % 8)) = (float4)(v[i], v[i + 1], v[i + 2], v[i + 3]);
-  }
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  warpgroup_barrier(warpgroup);
+  for (int k = 0; k < TSK; k += 8) wgmma_step_a_registers(d, a[k / 8], b_step(slice, k));
+  products_end();
 }
 #endif
 
@@ -191,18 +227,10 @@ inline void slice_products(float d[PARTS][64], const uint slice, const int warpg
     wgmma_step(d, a_low, b_high, !first || low_products);
     wgmma_step(d, a_high, b_low, 1);
     wgmma_step(d, a_high, b_high, 1);
+#elif A_MAPPED
+    wgmma_step(d, swizzled_descriptor(slice + 64 * warpgroup * MAPPED_ROW_BYTES + 4 * k), b_step(slice, k), 1);
 #else
-#if A_MAPPED
-    const ulong a_slice = swizzled_descriptor(slice + 64 * warpgroup * MAPPED_ROW_BYTES + 4 * k);
-#else
-    const ulong a_slice = matrix_descriptor(a);
-#endif
-#if B_MAPPED
-    const ulong b_slice = swizzled_descriptor(slice + PART_A_BYTES + 4 * k);
-#else
-    const ulong b_slice = matrix_descriptor(b);
-#endif
-    wgmma_step(d, a_slice, b_slice, 1);
+    wgmma_step(d, matrix_descriptor(a), b_step(slice, k), 1);
 #endif
   }
 }
@@ -268,16 +296,30 @@ inline void multiply_tile(const int2 tile, __local float* slices, const int M, c
     split_products(acc, local_base, a, b, rows, count, warpgroup, tid, false, SUMMED_SLICES);
   }
 #else
+#if A_MAPPED == 2
+  int s = 0;
+  for (; s + 1 < count; s += 2) {  // two slices a round, each one's fragments in its own registers
+    slice_products_a_registers(acc, slice_ready(local_base, s), slices + s % SLOTS * (SLICE_BYTES / 4), warpgroup, warp,
+                               g, t);
+    slice_issued(local_base, a, b, rows, s, count, tid);
+    slice_products_a_registers(acc, slice_ready(local_base, s + 1), slices + (s + 1) % SLOTS * (SLICE_BYTES / 4),
+                               warpgroup, warp, g, t);
+    slice_issued(local_base, a, b, rows, s + 1, count, tid);
+  }
+  if (s < count) {
+    slice_products_a_registers(acc, slice_ready(local_base, s), slices + s % SLOTS * (SLICE_BYTES / 4), warpgroup, warp,
+                               g, t);
+    slice_issued(local_base, a, b, rows, s, count, tid);
+  }
+#else
   for (int s = 0; s < count; ++s) {
     const uint slice = slice_ready(local_base, s);
-#if A_MAPPED == 2
-    transpose_box(slices + s % SLOTS * (SLICE_BYTES / 4), warpgroup, tid);
-#endif
     products_begin();
     slice_products(acc, slice, warpgroup, false, false);
     products_end();
     slice_issued(local_base, a, b, rows, s, count, tid);
   }
+#endif
   WAIT_FOR_PRODUCTS(0);
 #endif
 
@@ -301,7 +343,7 @@ inline void multiply_tile(const int2 tile, __local float* slices, const int M, c
 #else
 #define SLICES_ALIGNMENT 128
 #endif
-#define LOCAL_SLICES __local float slices[LOCAL_ELEMENTS] __attribute__((aligned(SLICES_ALIGNMENT)))
+#define LOCAL_SLICES __local float slices[SLICES_ELEMENTS] __attribute__((aligned(SLICES_ALIGNMENT)))
 )CLC";
 
 inline constexpr char warpgroup_mma_source[] = R"CLC(
