@@ -141,7 +141,8 @@ inline void make_tensor_maps(const CallContext& call, const Plan& plan, const Ge
                              KernelOperand& b, const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
   const TileShape& t = plan.config.tile;
   std::vector<MappedOperand> maps;
-  // An outer-contiguous A in boxes of one warpgroup's rows and padding (kernels/tensor_maps.hpp).
+  // Each operand in boxes of the tile's rows, or an outer-contiguous A in boxes of a warpgroup's rows and the padding
+  // that keeps its fragment reads off shared banks (kernels/tensor_maps.hpp).
   const auto mapped = [&](const cl::Buffer& matrix, const OperandPlan& operand, int rows, int tile_rows) {
     const bool outer = !operand.k_contiguous;
     maps.push_back({matrix, operand.offset, operand.ld, p.shape.k, rows, outer ? tensor_map_outer_pitch : tile_rows,
