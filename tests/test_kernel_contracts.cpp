@@ -103,7 +103,8 @@ void check_config(const CallContext& call) {
     variants.back().strips = true;
   }
   if (config.reads_tensor_maps && plain.mma == MmaKind::tf32 && config.tile.tsk == tensor_map_depth) {
-    variants.push_back(plain);  // B through a tensor map: its slices' alignment counted (mapped_local_memory_bytes)
+    variants.push_back(plain);  // B through a tensor map: its slices' alignment and the maps counted
+                                // (mapped_local_memory_bytes)
     variants.back().flag_b = true;
     variants.push_back(variants.back());  // and A, outer-contiguous, in boxes of more rows (its fragments loaded)
     variants.back().flag_a = true;
@@ -125,8 +126,10 @@ void check_config(const CallContext& call) {
     if (config.splits_k) {
       check_arguments_of(call, program, kernel, listed(split_k_arguments));
     } else {
+      // A kernel that makes its tensor maps takes where and of what depth last.
       check_arguments_of(call, program, kernel,
-                         listed(gemm_arguments) + (variant.strips ? listed(strip_arguments) : listed(batch_arguments)));
+                         listed(gemm_arguments) + (variant.strips ? listed(strip_arguments) : listed(batch_arguments)) +
+                             (variant.flag_a || variant.flag_b ? listed(tensor_map_arguments) : std::vector<KernelArgument>{}));
     }
   }
 }
@@ -203,9 +206,6 @@ TEST_CASE("the helper kernels take the arguments the executor sets", "[contracts
                listed(sum_slices_arguments));
   check_helper(call, support_program(false, pack_tile, scale_kernel_name), support_threads, listed(scale_c_arguments));
   check_helper(call, core_tiles_program(), core_block * core_block / core_columns, listed(pack_core_tiles_arguments));
-  if (has_warpgroup_mma(call.limits)) {  // its text has instructions of sm_90a only (kernels/tensor_maps.hpp)
-    check_helper(call, tensor_maps_program(), tensor_map_bytes / 4, listed(make_tensor_maps_arguments));
-  }
   for (const SixteenBit element : {SixteenBit::half, SixteenBit::bfloat16}) {  // kernels/sixteen_bit_conversion.hpp
     check_helper(call, sixteen_bit_program(element, pack_tile, widen_kernel_name), support_threads,
                  listed(widen_arguments));

@@ -137,7 +137,7 @@ TEST_CASE("kernels' parameter lists are spelled from the tables the host sets th
                 arguments_known(split_k_arguments) && arguments_known(remainder_arguments) &&
                 arguments_known(pack_operand_arguments) && arguments_known(sum_slices_arguments) &&
                 arguments_known(scale_c_arguments) && arguments_known(pack_core_tiles_arguments) &&
-                arguments_known(make_tensor_maps_arguments));
+                arguments_known(tensor_map_arguments));
   static_assert(argument_kind("const int") == ArgumentKind::integer &&
                 argument_kind("const real") == ArgumentKind::scalar);
   static_assert(argument_kind("__global real*") == ArgumentKind::buffer &&

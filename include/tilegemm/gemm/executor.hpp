@@ -115,79 +115,22 @@ inline KernelOperand kernel_operand(const CallContext& call, const OperandPlan& 
   return operand;
 }
 
-// A failure to build or launch the kernel that makes tensor maps (kernels/tensor_maps.hpp): run_gemm then plans the
-// product again with its operands packed.
+// The driver's refusal to build a product kernel that makes its own tensor maps (kernels/tensor_maps.hpp): run_gemm
+// then plans the product again with its operands packed.
 class TensorMapsFailed : public Error {
  public:
   explicit TensorMapsFailed(const Error& e) : Error(e) {}
 };
 
-// One operand a tensor map describes (make_tensor_maps_arguments): the caller's buffer, `depth` by `rows`,
-// K-contiguous or outer-contiguous (`outer`), read in boxes of `box_rows`.
-struct MappedOperand {
-  const cl::Buffer& matrix;
-  int offset;
-  int ld;
-  int depth;
-  int rows;
-  int box_rows;
-  int outer;
-};
-
-// The tensor maps of the operands the plan reads through them (kernels/tensor_maps.hpp), made on the device after
-// `wait` by one launch (a work-group a map; its event appended to `events` where later commands need it) into a pooled
-// buffer, A's first: the operands as the kernel is given them, that buffer at their map.
-inline void make_tensor_maps(const CallContext& call, const Plan& plan, const GemmProblem& p, KernelOperand& a,
-                             KernelOperand& b, const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
-  const TileShape& t = plan.config.tile;
-  std::vector<MappedOperand> maps;
-  // Each operand in boxes of the tile's rows, or an outer-contiguous A in boxes of a warpgroup's rows and the padding
-  // that keeps its fragment reads off shared banks (kernels/tensor_maps.hpp).
-  const auto mapped = [&](const cl::Buffer& matrix, const OperandPlan& operand, int rows, int tile_rows) {
-    const bool outer = !operand.k_contiguous;
-    maps.push_back({matrix, operand.offset, operand.ld, p.shape.k, rows, outer ? tensor_map_outer_pitch : tile_rows,
-                    outer ? 1 : 0});
-  };
-  if (plan.a.mapped) mapped(p.a, plan.a, plan.corner_m, t.tsm);
-  if (plan.b.mapped) mapped(p.b, plan.b, plan.corner_n, t.tsn);
-  auto buffer = std::make_unique<ScratchBuffer>(call, static_cast<std::size_t>(2 * tensor_map_bytes));
-  const cl::Buffer made = buffer->buffer();
-  KernelOperand* first = plan.a.mapped ? &a : &b;
-  for (KernelOperand* operand : {&a, &b}) {
-    if (!(operand == &a ? plan.a.mapped : plan.b.mapped)) continue;
-    operand->buffer = made;
-    operand->offset = operand == first ? 0 : tensor_map_bytes / static_cast<int>(sizeof(float));
-    operand->stride = 0;
-  }
-  first->copy = std::move(buffer);            // given back after the product, as a packed copy is
-  const MappedOperand& second = maps.back();  // one map: its arguments twice, and one work-group
-  try {
-    KernelLease kernel = make_kernel(call, tensor_maps_program(), tensor_map_bytes / 4);
-    set_arguments<make_tensor_maps_arguments>(kernel, 0, made, maps[0].matrix, maps[0].offset, maps[0].ld,
-                                              maps[0].depth, maps[0].rows, maps[0].box_rows, maps[0].outer,
-                                              second.matrix, second.offset, second.ld, second.depth, second.rows,
-                                              second.box_rows, second.outer);
-    enqueue_step(call, kernel, cl::NDRange(maps.size() * tensor_map_bytes / 4), cl::NDRange(tensor_map_bytes / 4), wait,
-                 events);
-  } catch (const Error& e) {
-    throw TensorMapsFailed(e);
-  }
-}
+// Whether the plan reads an operand through a tensor map, which each work-group of its kernel then makes.
+inline bool reads_through_maps(const Plan& plan) { return plan.a.mapped || plan.b.mapped; }
 
 // A and B as the kernel is given them, packed where the plan says after `wait` (events appended to `ready` where the
-// product needs them): in one launch where both go into core tiles, through tensor maps where it says.
+// product needs them): in one launch where both go into core tiles; as stored where it reads one through a map.
 inline std::pair<KernelOperand, KernelOperand> kernel_operands(const CallContext& call, const Plan& plan,
                                                                const GemmProblem& p, const std::vector<cl::Event>& wait,
                                                                std::vector<cl::Event>& ready) {
   const GemmShape& s = p.shape;
-  if (plan.a.mapped || plan.b.mapped) {
-    KernelOperand a =
-        kernel_operand(call, plan.a, p.a, s.a, p.scalar_size(), plan.support_tile, plan.batch_count, wait, ready);
-    KernelOperand b =
-        kernel_operand(call, plan.b, p.b, s.b, p.scalar_size(), plan.support_tile, plan.batch_count, wait, ready);
-    make_tensor_maps(call, plan, p, a, b, wait, ready);
-    return {std::move(a), std::move(b)};
-  }
   const auto core_tiles = [](const OperandPlan& x) { return x.packed && x.layout == CopyLayout::core_tiles; };
   if (core_tiles(plan.a) && core_tiles(plan.b)) {
     KernelOperand a = operand_for(call, plan.a, p.a, p.scalar_size(), plan.batch_count);
@@ -297,6 +240,18 @@ inline cl::Event remainder_on_side_queue(const CallContext& call, const Plan& pl
   return strips;
 }
 
+// The product's kernel. Where it makes tensor maps, a failure to build it is TensorMapsFailed: the maps' instructions
+// are what a driver may lack, so they are given up first (the packed plan's kernel may then meet the local memory's
+// refusal, which run_gemm answers in turn).
+inline KernelLease product_kernel(const CallContext& call, const Plan& plan, const GemmProblem& p) {
+  try {
+    return make_kernel(call, gemm_program(plan.config, p.is_double(), plan.variant), plan.config.threads());
+  } catch (const Error& e) {
+    if (!reads_through_maps(plan)) throw;
+    throw TensorMapsFailed(e);
+  }
+}
+
 // The product the plan describes: packed copies where it says, the kernel on the corner (with the strips in the
 // same launch where fused) or on every problem of a batch, split-K's second pass, the remainder kernel (beside the
 // tiles where remainder_beside). The event completes with all of C.
@@ -314,19 +269,26 @@ inline cl::Event run_product(const CallContext& call, const Plan& plan, const Ge
   if (plan.config.splits_k || plan.slices > 1) {
     done = run_split_k(call, plan, p, a, b, ready);
   } else {
-    KernelLease kernel =
-        make_kernel(call, gemm_program(plan.config, p.is_double(), plan.variant), plan.config.threads());
-    const cl_uint next = set_gemm_arguments(kernel, plan.corner_m, plan.corner_n, plan.depth, p.alpha, p.beta, a, b,
-                                            p.c, s.c.offset, s.c.ld);
+    KernelLease kernel = product_kernel(call, plan, p);
+    cl_uint next = set_gemm_arguments(kernel, plan.corner_m, plan.corner_n, plan.depth, p.alpha, p.beta, a, b, p.c,
+                                      s.c.offset, s.c.ld);
     if (plan.variant.strips) {  // the whole product, for the work-groups that multiply its strips
-      set_arguments<strip_arguments>(kernel, next, s.m, s.n, s.k, transposes_argument(s.trans_a, s.trans_b), p.a,
-                                     s.a.offset, s.a.ld, p.b, s.b.offset, s.b.ld, static_cast<int>(plan.tile_rows),
-                                     static_cast<int>(plan.strip_groups.right),
-                                     static_cast<int>(plan.strip_groups.total()));
+      next = set_arguments<strip_arguments>(kernel, next, s.m, s.n, s.k, transposes_argument(s.trans_a, s.trans_b),
+                                            p.a, s.a.offset, s.a.ld, p.b, s.b.offset, s.b.ld,
+                                            static_cast<int>(plan.tile_rows), static_cast<int>(plan.strip_groups.right),
+                                            static_cast<int>(plan.strip_groups.total()));
     } else if (plan.config.takes_batches) {
-      set_batch_arguments(kernel, next, a, b, plan.c_stride);
+      next = set_batch_arguments(kernel, next, a, b, plan.c_stride);
+    }
+    std::unique_ptr<ScratchBuffer> maps;  // where each work-group makes its tensor maps
+    if (reads_through_maps(plan)) {
+      const std::size_t groups = plan.global[0] / plan.local[0] * (plan.global[1] / plan.local[1]) *
+                                 (plan.global[2] / plan.local[2]);
+      maps = std::make_unique<ScratchBuffer>(call, groups * tensor_map_local_bytes);
+      set_arguments<tensor_map_arguments>(kernel, next, maps->buffer(), s.k);
     }
     done = enqueue(call.queue, kernel, range_of(plan.global), range_of(plan.local), ready);
+    if (maps) maps->give_back_after(done);
   }
   a.done_after(done);
   b.done_after(done);

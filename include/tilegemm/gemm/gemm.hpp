@@ -85,13 +85,13 @@ TILEGEMM_ENTRY cl::Event run_gemm(const CallContext& call, const KernelDescripti
   try {
     return execute(call, plan, p, wait);
   } catch (const TensorMapsFailed& e) {
-    // Where the driver cannot build or run the kernel that makes tensor maps, the device is marked and the product
-    // planned again with its operands packed. The maps are made before the product kernel, so C is not yet written.
+    // Where the driver cannot build a product kernel that makes tensor maps, the device is marked and the product
+    // planned again with its operands packed. That kernel never ran, so C is not yet written.
     report_tensor_maps_refusal(plan, call.limits, e.what());
     note_tensor_maps_refused(call.device);
     CallContext within = call;
     within.limits.tensor_maps_refused = true;
-    return run_replanned(within, config, p, wait, options);
+    return run_gemm(within, config, p, wait);  // maps no operand now, and may still meet the local memory's refusal
   } catch (const Error& e) {
     // The default choice may take more local memory than the device reports (runtime/sm90a_local_memory.hpp). Where
     // the driver refuses it, the device is marked and the product planned again within what the device reports. C is

@@ -379,8 +379,9 @@ inline OperandPlan core_tile_copy(int outer, int inner, bool outer_contiguous, i
   return plan;
 }
 
-// The local memory of a configuration's kernels that read tensor maps: tensor_map_slices_alignment bytes more, and
-// where A is outer-contiguous (`outer_a`) its boxes' rows past the tile's (kernels/tensor_maps.hpp), in every buffer.
+// The local memory of a configuration's kernels that read tensor maps: tensor_map_slices_alignment bytes more, the
+// work-group's maps (tensor_map_local_bytes), and where A is outer-contiguous (`outer_a`) its boxes' rows past the
+// tile's in every buffer (kernels/tensor_maps.hpp).
 inline std::size_t outer_map_local_elements(const TileShape& t) {
   return static_cast<std::size_t>(t.stages) * (t.tsm / tensor_map_outer_rows) *
          (tensor_map_outer_pitch - tensor_map_outer_rows) * t.tsk;
@@ -388,7 +389,7 @@ inline std::size_t outer_map_local_elements(const TileShape& t) {
 inline std::size_t mapped_local_memory_bytes(const KernelDescription& config, std::size_t scalar_size,
                                              bool outer_a = false) {
   return (config.local_memory_elements + (outer_a ? outer_map_local_elements(config.tile) : 0)) * scalar_size +
-         tensor_map_slices_alignment;
+         tensor_map_slices_alignment + tensor_map_local_bytes;
 }
 // Whether a family of core tiles reads an operand in place through a tensor map rather than packed: in tf32 (the
 // copies round to TF32 and zero the edges as the pack kernel does) with slices one box deep, a single product, the

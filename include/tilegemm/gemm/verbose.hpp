@@ -89,11 +89,12 @@ inline void report_refusal(const Plan& plan, const DeviceLimits& device, const s
   std::fputs(line.c_str(), stderr);
 }
 
-// The line for a plan whose tensor maps the driver did not make (see run_gemm); the new plan's line follows.
+// The line for a plan whose kernel, which makes tensor maps, the driver did not build (see run_gemm); the new plan's
+// line follows.
 inline void report_tensor_maps_refusal(const Plan& plan, const DeviceLimits& device, const std::string& why) {
   if (!verbose_calls()) return;
-  const std::string line = "tilegemm: the driver of " + device.name + " did not make the tensor maps " +
-                           planned_kernel_name(plan) + " reads its operands through; packing them from now on. " +
+  const std::string line = "tilegemm: the driver of " + device.name + " did not build " + planned_kernel_name(plan) +
+                           " with the tensor maps it reads its operands through; packing them from now on. " +
                            "The error: " + why + "\n";
   std::fputs(line.c_str(), stderr);
 }

@@ -109,13 +109,6 @@ inline ProgramText core_tiles_program() {
                       {scalar_piece(false, 1), core_defines, common, tf32_rounding, core_tiles_code});
 }
 
-// The program of the kernel that makes tensor maps on the device (kernels/tensor_maps.hpp).
-inline ProgramText tensor_maps_program() {
-  ProgramText program = program_text(make_tensor_maps_kernel_name, {tensor_maps_code});
-  program.needs_sm90a = true;
-  return program;
-}
-
 // The support program (kernels/support.hpp) with tile x tile work-groups; kernel_name picks one of its kernels.
 inline ProgramText support_program(bool is_double, int tile, const char* kernel_name) {
   return program_text(kernel_name, {scalar_piece(is_double, 1), support_defines(tile), common, support_code});

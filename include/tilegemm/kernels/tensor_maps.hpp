@@ -1,5 +1,6 @@
 // kernels/tensor_maps: operands read in place by the copy engine's tensor copies (TMA, compute capability 9.0): a
-// tensor map made on the device for each (tensormap.replace, sm_90a), and the copy of a box of it into local memory.
+// tensor map made by each work-group for each (tensormap.replace, sm_90a), and the copy of a box of it into local
+// memory.
 #pragma once
 
 #include <array>
@@ -28,24 +29,22 @@ inline constexpr int tensor_map_outer_pitch = tensor_map_outer_rows + 8;
 // counts 1024 bytes more local memory for the kernel (every warpgroup_mma configuration on an H200, 2026-11-29).
 inline constexpr int tensor_map_slices_alignment = 1024;
 
-// MAKE_TENSOR_MAPS_PARAMETERS: the map kernel's arguments, the maps (tensor_map_bytes apart) and the operand each of
-// its two work-groups describes: `depth` elements of K by `rows` rows from `offset` on, K-contiguous (ld elements
-// between rows) or, where `outer`, rows contiguous (ld elements between steps of k); in boxes of MAP_DEPTH x
-// box_rows.
-#define TILEGEMM_TENSOR_MAP_OPERAND(p)                                                                         \
-  pointer(p "matrix", floats_in), integer(p "offset"), integer(p "ld"), integer(p "depth"), integer(p "rows"), \
-      integer(p "box_rows"), integer(p "outer")
-inline constexpr std::array make_tensor_maps_arguments = {pointer("maps", "__global uchar* restrict"),
-                                                          TILEGEMM_TENSOR_MAP_OPERAND("first_"),
-                                                          TILEGEMM_TENSOR_MAP_OPERAND("second_")};
-#undef TILEGEMM_TENSOR_MAP_OPERAND
+// Each work-group that reads operands through tensor maps makes its own, in this much local memory (A's map, then B's)
+// and then in global memory, where its copies read them (make_own_maps in the kernel text).
+inline constexpr int tensor_map_local_bytes = 2 * tensor_map_bytes;
+
+// TENSOR_MAP_PARAMETERS: what a product kernel that reads operands through tensor maps takes last: the global memory
+// where each work-group makes its maps (tensor_map_local_bytes a work-group, in the order of its linear index) and the
+// product's depth as stored (the kernel's K is padded to whole slices; the maps read zeros past the stored one).
+inline constexpr std::array tensor_map_arguments = {pointer("maps", "__global uchar* restrict"), integer("depth")};
 
 inline constexpr auto tensor_map_defines_text =
     define_line<tensor_map_bytes>("MAP_BYTES") + define_line<tensor_map_slices_alignment>("MAP_ALIGNMENT") +
     define_line<tensor_map_depth>("MAP_DEPTH") + define_line<tensor_map_outer_rows>("MAP_OUTER_ROWS") +
-    define_line<tensor_map_outer_pitch>("MAP_OUTER_PITCH");
+    define_line<tensor_map_outer_pitch>("MAP_OUTER_PITCH") + define_line<tensor_map_local_bytes>("MAP_LOCAL_BYTES") +
+    parameters_define<tensor_map_arguments>("TENSOR_MAP_PARAMETERS");
 
-inline constexpr char tensor_maps_source[] = R"CLC(
+inline constexpr char tensor_map_copies_source[] = R"CLC(
 // The tensor map at `map` in local memory (zeroed): the operand at `start`, depth by rows, in boxes of MAP_DEPTH x
 // box_rows, each float rounded to TF32 (to nearest) as it is copied, zeros past the edges. K-contiguous (rows ld floats
 // apart), a box is laid out as wgmma's 128-byte swizzle reads it (row r at 128 r, its 16-byte pieces p at p ^ r % 8);
@@ -85,35 +84,43 @@ inline void describe_operand(const uint map, __global const float* start, const 
   asm volatile(SM90A_ONLY "tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%0], 0;" ::"r"(map) : "memory");
 }
 
-// Work-group g (one warp) makes map g at maps + g MAP_BYTES: the first or the second operand of its arguments. The
-// warp copies it out and releases it to the tensor copies of later launches, which acquire it (acquire_tensor_map).
-__kernel __attribute__((reqd_work_group_size(MAP_BYTES / 4, 1, 1)))
-void make_tensor_maps(MAKE_TENSOR_MAPS_PARAMETERS) {
-  __local uint made[MAP_BYTES / 4] __attribute__((aligned(128)));
-  made[get_local_id(0)] = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint map = (uint)(ulong)made;
-  const int second = get_group_id(0) == 1;
-  if (get_local_id(0) == 0) {
-    if (second) {
-      describe_operand(map, second_matrix + second_offset, second_depth, second_rows, second_ld, second_box_rows,
-                       second_outer);
-    } else {
-      describe_operand(map, first_matrix + first_offset, first_depth, first_rows, first_ld, first_box_rows,
-                       first_outer);
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
+// The map made at `made` in local memory copied to `own` in global memory by a whole warp, released to tensor copies.
+inline void release_own_map(__global uchar* own, const uint made) {
   asm volatile(SM90A_ONLY
                "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], "
-               "128;" ::"l"(maps + MAP_BYTES * get_group_id(0)),
-               "r"(map)
+               "128;" ::"l"(own),
+               "r"(made)
                : "memory");
 }
-)CLC";
-
-inline constexpr char tensor_map_copies_source[] = R"CLC(
-// Makes the tensor map at `map` (made by make_tensor_maps before this launch) visible to this work-item's copies.
+// This work-group's maps of the operands its copies read through them (A_MAPPED, B_MAPPED: A outer-contiguous where
+// 2), A's and then B's at `own` in global memory: made in local memory at `made` (MAP_LOCAL_BYTES) by work-item 0, then
+// copied out by the first warp, which releases them to the tensor copies that work-item 0 starts after acquiring them
+// (acquire_tensor_map). Each work-group makes its own, so that no launch before the product makes them (each of its
+// `rows` rows `depth` deep from `a` or `b`, ld elements apart, in boxes of box_rows rows).
+inline void make_own_maps(__local uint* made, __global uchar* own, const int tid, const int depth,
+                          __global const float* a, const int a_rows, const int lda, const int a_box_rows,
+                          __global const float* b, const int b_rows, const int ldb, const int b_box_rows) {
+  const uint at = (uint)(ulong)made;
+  if (tid == 0) {
+    for (int i = 0; i < MAP_LOCAL_BYTES / 4; ++i) made[i] = 0;
+#if A_MAPPED
+    describe_operand(at, a, depth, a_rows, lda, a_box_rows, A_MAPPED == 2);
+#endif
+#if B_MAPPED
+    describe_operand(at + MAP_BYTES, b, depth, b_rows, ldb, b_box_rows, 0);
+#endif
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (tid < 32) {
+#if A_MAPPED
+    release_own_map(own, at);
+#endif
+#if B_MAPPED
+    release_own_map(own + MAP_BYTES, at + MAP_BYTES);
+#endif
+  }
+}
+// Makes the tensor map at `map` (made by make_own_maps) visible to this work-item's copies.
 inline void acquire_tensor_map(__global const float* map) {
   asm volatile(SM90A_ONLY "fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(map) : "memory");
 }
@@ -129,12 +136,7 @@ inline void copy_mapped_box(const uint to, __global const float* map, const int 
 }
 )CLC";
 
-inline constexpr auto make_tensor_maps_parameters_text =
-    parameters_define<make_tensor_maps_arguments>("MAKE_TENSOR_MAPS_PARAMETERS");
-inline constexpr char make_tensor_maps_kernel_name[] = "make_tensor_maps";
-// The map kernel's program, and what a family's text that copies through maps includes.
-inline constexpr TextPiece tensor_maps_code =
-    joined_piece<sm90a_marker_text, tensor_map_defines_text, make_tensor_maps_parameters_text, tensor_maps_source>();
+// What a family's text that copies through maps includes, after the sm_90a marker.
 inline constexpr TextPiece tensor_map_copies = joined_piece<tensor_map_defines_text, tensor_map_copies_source>();
 
 }  // namespace tilegemm::detail

@@ -25,8 +25,9 @@ inline constexpr char warpgroup_mma_layout_source[] = R"CLC(
 // Reads A and B as kernels/core_tiles.hpp packs them: for each tile of TSM rows of A (TSN of B) its slices one after
 // the other, each the image of local memory that wgmma reads, TF32 values in core matrices of 8 rows by 4 floats of k
 // (128 bytes). K is the padded depth, a multiple of TSK. An operand that is K-contiguous in the caller's layout may
-// instead be read in place through a tensor map (A_MAPPED, B_MAPPED; kernels/tensor_maps.hpp): A or B is then its map,
-// and each slice of it lands as rows of 32 floats in the 128-byte swizzle (tf32 slices 32 deep). A whose rows are
+// instead be read in place through a tensor map (A_MAPPED, B_MAPPED; kernels/tensor_maps.hpp), which each work-group
+// makes for itself first (read_through_own_maps), and each slice of it lands as rows of 32 floats in the 128-byte
+// swizzle (tf32 slices 32 deep). A whose rows are
 // contiguous (A_MAPPED 2) lands as one box per warpgroup, MAP_OUTER_PITCH rows (its 64 and padding) by the slice's
 // steps of k, which wgmma cannot read (TF32 operands are K-major in local memory): each work-item loads its fragments
 // of A from the box into registers, and wgmma reads A there (a_fragment).
@@ -75,10 +76,17 @@ inline constexpr char warpgroup_mma_layout_source[] = R"CLC(
 #define CORE_BYTES (4 * CORE_ROWS * CORE_COLUMNS)
 #define ROW_GROUP_BYTES (TSK / CORE_COLUMNS * CORE_BYTES)  // 8 rows of a slice
 #define AHEAD (SLOTS - MMA_PENDING)
-#define BARRIERS_AT (SLOTS * SLICE_BYTES)  // bytes into local memory: full[SLOTS], then empty[SLOTS] (8 bytes each)
-// A's boxes hold more rows than the tile (MAP_OUTER_PITCH a warpgroup): the host counts them beside LOCAL_ELEMENTS
-// (outer_map_local_elements).
-#define SLICES_ELEMENTS (LOCAL_ELEMENTS + SLOTS * (SLICE_A - SPLIT * TSM * TSK))
+// Past the buffers, in bytes into local memory: where operands are mapped, the work-group's maps (make_own_maps,
+// MAP_LOCAL_BYTES); then the mbarriers, full[SLOTS] and empty[SLOTS] (8 bytes each).
+#define MAPS_AT (SLOTS * SLICE_BYTES)
+#if A_MAPPED || B_MAPPED
+#define BARRIERS_AT (MAPS_AT + MAP_LOCAL_BYTES)
+#else
+#define BARRIERS_AT MAPS_AT
+#endif
+// A's boxes hold more rows than the tile (MAP_OUTER_PITCH a warpgroup), and the maps lie before the mbarriers: the host
+// counts both beside LOCAL_ELEMENTS (mapped_local_memory_bytes).
+#define SLICES_ELEMENTS (LOCAL_ELEMENTS + SLOTS * (SLICE_A - SPLIT * TSM * TSK) + (BARRIERS_AT - MAPS_AT) / 4)
 #if 4 * SLICES_ELEMENTS < BARRIERS_AT + 16 * SLOTS
 #error "the local memory of a warpgroup_mma work-group has no room for its mbarriers"
 #endif
@@ -336,6 +344,24 @@ inline void multiply_tile(const int2 tile, __local float* slices, const int M, c
     }
 }
 
+// Where operands are mapped, the kernel takes TENSOR_MAP_PARAMETERS last, and the work-group's maps of the M x depth A
+// at *a and the N x depth B at *b (made in the local memory past the slices, then at its place in `maps`) stand for
+// them from then on.
+#if A_MAPPED || B_MAPPED
+#define MAPPED_PARAMETERS , TENSOR_MAP_PARAMETERS
+inline void read_through_own_maps(__local float* slices, __global uchar* maps, const int depth, const int M,
+                                  const int N, __global const float** a, const int lda, __global const float** b,
+                                  const int ldb) {
+  __global uchar* own = maps + (ulong)MAP_LOCAL_BYTES * (get_group_id(1) * get_num_groups(0) + get_group_id(0));
+  make_own_maps((__local uint*)(slices + MAPS_AT / 4), own, get_local_id(1) * THREADS_M + get_local_id(0), depth, *a,
+                M, lda, A_MAPPED == 2 ? MAP_OUTER_PITCH : TSM, *b, N, ldb, TSN);
+  if (A_MAPPED) *a = (__global const float*)own;
+  if (B_MAPPED) *b = (__global const float*)(own + MAP_BYTES);
+}
+#else
+#define MAPPED_PARAMETERS
+#endif
+
 // The buffers of slices (and the mbarriers), which the strip code takes as its stage where it shares the launch;
 // where operands are mapped, aligned to the period of the 128-byte swizzle their slices land in.
 #if A_MAPPED || B_MAPPED
@@ -349,13 +375,17 @@ inline void multiply_tile(const int2 tile, __local float* slices, const int M, c
 inline constexpr char warpgroup_mma_source[] = R"CLC(
 // C = alpha * A * B + beta * C, a TSM x TSN tile of it per work-group.
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
-void gemm_warpgroup_mma(GEMM_PARAMETERS(realV), BATCH_PARAMETERS) {
+void gemm_warpgroup_mma(GEMM_PARAMETERS(realV), BATCH_PARAMETERS MAPPED_PARAMETERS) {
   LOCAL_SLICES;
   const int2 tile =
       banded_tile(get_group_id(1) * get_num_groups(0) + get_group_id(0), get_num_groups(0), get_num_groups(1),
                   BAND_TILES);
-  multiply_tile(tile, slices, M, N, K, alpha, beta, A + IN_BATCH(a_offset, a_stride),
-                B + IN_BATCH(b_offset, b_stride), C + IN_BATCH(c_offset, c_stride), ldc);
+  __global const float* a = A + IN_BATCH(a_offset, a_stride);
+  __global const float* b = B + IN_BATCH(b_offset, b_stride);
+#if A_MAPPED || B_MAPPED
+  read_through_own_maps(slices, maps, depth, M, N, &a, lda, &b, ldb);
+#endif
+  multiply_tile(tile, slices, M, N, K, alpha, beta, a, b, C + IN_BATCH(c_offset, c_stride), ldc);
 }
 )CLC";
 
@@ -365,7 +395,7 @@ inline constexpr char warpgroup_mma_strips_source[] = R"CLC(
 // slices, on the compute units the tiles leave idle. One product only, not a batch. (Strips first, beside the tiles'
 // first round, measured slower on an H200: 1025^3 in tf32x3 33.6 TFLOP/s against 38.2.)
 __kernel __attribute__((reqd_work_group_size(THREADS_M, THREADS_N, 1)))
-void gemm_warpgroup_mma_strips(GEMM_PARAMETERS(realV), STRIP_PARAMETERS) {
+void gemm_warpgroup_mma_strips(GEMM_PARAMETERS(realV), STRIP_PARAMETERS MAPPED_PARAMETERS) {
   LOCAL_SLICES;
   if (get_group_id(1) >= tile_rows) {
     multiply_strips(get_local_id(1) * THREADS_M + get_local_id(0),
@@ -376,7 +406,12 @@ void gemm_warpgroup_mma_strips(GEMM_PARAMETERS(realV), STRIP_PARAMETERS) {
   }
   const int2 tile =
       banded_tile(get_group_id(1) * get_num_groups(0) + get_group_id(0), get_num_groups(0), tile_rows, BAND_TILES);
-  multiply_tile(tile, slices, M, N, K, alpha, beta, A + a_offset, B + b_offset, C + c_offset, ldc);
+  __global const float* a = A + a_offset;
+  __global const float* b = B + b_offset;
+#if A_MAPPED || B_MAPPED
+  read_through_own_maps(slices, maps, depth, M, N, &a, lda, &b, ldb);
+#endif
+  multiply_tile(tile, slices, M, N, K, alpha, beta, a, b, C + c_offset, ldc);
 }
 )CLC";
 

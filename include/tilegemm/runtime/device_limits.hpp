@@ -33,7 +33,7 @@ struct DeviceLimits {
   // Whether a build or launch failed for a kernel of sm_90a that had more local memory than the device reports
   // (runtime/sm90a_local_memory.hpp): such kernels then get only what it reports.
   bool sm90a_local_memory_refused = false;
-  // Whether making a tensor map on the device (kernels/tensor_maps.hpp) failed there: operands are then packed.
+  // Whether a kernel that makes tensor maps (kernels/tensor_maps.hpp) failed to build there: operands are then packed.
   bool tensor_maps_refused = false;
 };
 
@@ -112,7 +112,8 @@ TILEGEMM_ENTRY void note_sm90a_local_memory_refused(const cl::Device& device) {
 }
 #endif
 
-// Records that making a tensor map failed on the device: from now on its limits say so (tensor_maps_refused).
+// Records that a kernel making tensor maps failed to build for the device: from now on its limits say so
+// (tensor_maps_refused).
 TILEGEMM_ENTRY void note_tensor_maps_refused(const cl::Device& device);
 #if TILEGEMM_ENTRY_BODIES
 TILEGEMM_ENTRY void note_tensor_maps_refused(const cl::Device& device) {
