@@ -273,8 +273,8 @@ inline cl::Event run_product(const CallContext& call, const Plan& plan, const Ge
     cl_uint next = set_gemm_arguments(kernel, plan.corner_m, plan.corner_n, plan.depth, p.alpha, p.beta, a, b, p.c,
                                       s.c.offset, s.c.ld);
     if (plan.variant.strips) {  // the whole product, for the work-groups that multiply its strips
-      next = set_arguments<strip_arguments>(kernel, next, s.m, s.n, s.k, transposes_argument(s.trans_a, s.trans_b),
-                                            p.a, s.a.offset, s.a.ld, p.b, s.b.offset, s.b.ld,
+      next = set_arguments<strip_arguments>(kernel, next, s.m, s.n, s.k, transposes_argument(s.trans_a, s.trans_b), p.a,
+                                            s.a.offset, s.a.ld, p.b, s.b.offset, s.b.ld,
                                             static_cast<int>(plan.tile_rows), static_cast<int>(plan.strip_groups.right),
                                             static_cast<int>(plan.strip_groups.total()));
     } else if (plan.config.takes_batches) {
@@ -282,8 +282,8 @@ inline cl::Event run_product(const CallContext& call, const Plan& plan, const Ge
     }
     std::unique_ptr<ScratchBuffer> maps;  // where each work-group makes its tensor maps
     if (reads_through_maps(plan)) {
-      const std::size_t groups = plan.global[0] / plan.local[0] * (plan.global[1] / plan.local[1]) *
-                                 (plan.global[2] / plan.local[2]);
+      const std::size_t groups =
+          plan.global[0] / plan.local[0] * (plan.global[1] / plan.local[1]) * (plan.global[2] / plan.local[2]);
       maps = std::make_unique<ScratchBuffer>(call, groups * tensor_map_local_bytes);
       set_arguments<tensor_map_arguments>(kernel, next, maps->buffer(), s.k);
     }
