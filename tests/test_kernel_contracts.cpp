@@ -127,9 +127,10 @@ void check_config(const CallContext& call) {
       check_arguments_of(call, program, kernel, listed(split_k_arguments));
     } else {
       // A kernel that makes its tensor maps takes where and of what depth last.
-      check_arguments_of(call, program, kernel,
-                         listed(gemm_arguments) + (variant.strips ? listed(strip_arguments) : listed(batch_arguments)) +
-                             (variant.flag_a || variant.flag_b ? listed(tensor_map_arguments) : std::vector<KernelArgument>{}));
+      check_arguments_of(
+          call, program, kernel,
+          listed(gemm_arguments) + (variant.strips ? listed(strip_arguments) : listed(batch_arguments)) +
+              (variant.flag_a || variant.flag_b ? listed(tensor_map_arguments) : std::vector<KernelArgument>{}));
     }
   }
 }
