@@ -352,7 +352,8 @@ inline void multiply_tile(const int2 tile, __local float* slices, const int M, c
 inline void read_through_own_maps(__local float* slices, __global uchar* maps, const int depth, const int M,
                                   const int N, __global const float** a, const int lda, __global const float** b,
                                   const int ldb) {
-  __global uchar* own = maps + (ulong)MAP_LOCAL_BYTES * (get_group_id(1) * get_num_groups(0) + get_group_id(0));
+  const ulong group = (get_group_id(2) * get_num_groups(1) + get_group_id(1)) * get_num_groups(0) + get_group_id(0);
+  __global uchar* own = maps + MAP_LOCAL_BYTES * group;
   make_own_maps((__local uint*)(slices + MAPS_AT / 4), own, get_local_id(1) * THREADS_M + get_local_id(0), depth, *a,
                 M, lda, A_MAPPED == 2 ? MAP_OUTER_PITCH : TSM, *b, N, ldb, TSN);
   if (A_MAPPED) *a = (__global const float*)own;
