@@ -160,6 +160,21 @@ TEST_CASE("kernels' parameter lists are spelled from the tables the host sets th
                 transposed_a_bit != transposed_b_bit);
   CHECK(
       contains(whole_text(remainder_program(false, true, false)), "#define TRANSPOSED_A 1\n#define TRANSPOSED_B 2\n"));
+  // A warpgroup_mma variant that reads an operand through a tensor map takes where its work-groups make their maps and
+  // the stored depth last (kernels/tensor_maps.hpp), as its preamble says it maps B; a packed one maps neither.
+  const auto wgmma = describe<tilegemm::WarpgroupMma<128, 256, 32, 4>>;
+  Variant mapped;
+  mapped.mma = tilegemm::detail::MmaKind::tf32;
+  mapped.flag_b = true;
+  Variant packed;
+  packed.mma = tilegemm::detail::MmaKind::tf32;
+  const std::string mapped_text = whole_text(gemm_program(wgmma, false, mapped));
+  CHECK(contains(mapped_text, "#define TENSOR_MAP_PARAMETERS __global uchar* restrict maps, const int depth\n"));
+  CHECK(contains(mapped_text, "#define A_MAPPED 0\n#define B_MAPPED 1\n"));
+  CHECK(contains(mapped_text, "#define MAPPED_PARAMETERS , TENSOR_MAP_PARAMETERS\n"));
+  CHECK(contains(mapped_text, "void gemm_warpgroup_mma(GEMM_PARAMETERS(realV), BATCH_PARAMETERS MAPPED_PARAMETERS)"));
+  const std::string packed_text = whole_text(gemm_program(wgmma, false, packed));
+  CHECK(contains(packed_text, "#define A_MAPPED 0\n#define B_MAPPED 0\n"));
 }
 
 TEST_CASE("a program is the scalar, configuration and variant preambles, the shared code and an entry point",
