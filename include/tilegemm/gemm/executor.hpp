@@ -122,9 +122,6 @@ class TensorMapsFailed : public Error {
   explicit TensorMapsFailed(const Error& e) : Error(e) {}
 };
 
-// Whether the plan reads an operand through a tensor map, which each work-group of its kernel then makes.
-inline bool reads_through_maps(const Plan& plan) { return plan.a.mapped || plan.b.mapped; }
-
 // A and B as the kernel is given them, packed where the plan says after `wait` (events appended to `ready` where the
 // product needs them): in one launch where both go into core tiles; as stored where it reads one through a map.
 inline std::pair<KernelOperand, KernelOperand> kernel_operands(const CallContext& call, const Plan& plan,

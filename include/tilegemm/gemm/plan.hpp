@@ -379,13 +379,13 @@ inline OperandPlan core_tile_copy(int outer, int inner, bool outer_contiguous, i
   return plan;
 }
 
-// The local memory of a configuration's kernels that read tensor maps: tensor_map_slices_alignment bytes more, the
-// work-group's maps (tensor_map_local_bytes), and where A is outer-contiguous (`outer_a`) its boxes' rows past the
-// tile's in every buffer (kernels/tensor_maps.hpp).
+// The rows of an outer-contiguous A's boxes past the tile's, in every buffer (kernels/tensor_maps.hpp).
 inline std::size_t outer_map_local_elements(const TileShape& t) {
   return static_cast<std::size_t>(t.stages) * (t.tsm / tensor_map_outer_rows) *
          (tensor_map_outer_pitch - tensor_map_outer_rows) * t.tsk;
 }
+// The local memory of a configuration's kernels that read tensor maps: tensor_map_slices_alignment bytes more, the
+// work-group's maps (tensor_map_local_bytes), and where A is outer-contiguous (`outer_a`) its boxes' extra rows.
 inline std::size_t mapped_local_memory_bytes(const KernelDescription& config, std::size_t scalar_size,
                                              bool outer_a = false) {
   return (config.local_memory_elements + (outer_a ? outer_map_local_elements(config.tile) : 0)) * scalar_size +
@@ -412,6 +412,8 @@ inline OperandPlan mapped_operand(const Storage& stored, bool k_contiguous) {
   plan.mapped = true;
   return plan;
 }
+// Whether the plan reads an operand through a tensor map, which each work-group of its kernel then makes.
+inline bool reads_through_maps(const Plan& plan) { return plan.a.mapped || plan.b.mapped; }
 
 // The warpgroup_mma family: each operand copied into core tiles, or read through a tensor map where maps_operand
 // says; whole tiles of K.

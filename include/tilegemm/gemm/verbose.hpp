@@ -43,7 +43,7 @@ inline std::string choice_line(const Plan& plan, const GemmShape& s, const Devic
   if (plan.work == Work::nothing) return line + "nothing to do";
   if (plan.work == Work::scale_c) return line + "no product, C = beta * C";
   line += planned_kernel_name(plan);
-  if (plan.a.mapped || plan.b.mapped) {
+  if (reads_through_maps(plan)) {
     line += plan.a.mapped && plan.b.mapped
                 ? ", A and B read through tensor maps"
                 : std::string(", ") + (plan.a.mapped ? "A" : "B") + " read through a tensor map";
